@@ -1,0 +1,55 @@
+package org.d2l.multigpu.runtime;
+
+import ai.djl.engine.Engine;
+
+/** Starts DJL quietly and, when the PyTorch CPU natives are bundled, offline. */
+public final class Djl {
+
+    private static volatile boolean done;
+
+    private Djl() {}
+
+    /**
+     * Configures DJL before its engine starts: no telemetry, offline when the natives are on the
+     * classpath, and quiet logging; safe to call any number of times.
+     */
+    public static void setup() {
+        if (done) {
+            return;
+        }
+        synchronized (Djl.class) {
+            if (done) {
+                return;
+            }
+            setIfAbsent("OPT_OUT_TRACKING", "true");
+            if (nativesBundled()) {
+                // A GPU build (mvn -Dgpu) has no natives: DJL must stay online to fetch CUDA ones.
+                setIfAbsent("ai.djl.offline", "true");
+            }
+            done = true;
+        }
+    }
+
+    /** Whether the PyTorch native libraries are on the classpath (the default CPU build). */
+    public static boolean nativesBundled() {
+        return Djl.class.getClassLoader().getResource("native/lib/pytorch.properties") != null;
+    }
+
+    /** Whether DJL is in offline mode (environment variable DJL_OFFLINE or property ai.djl.offline). */
+    public static boolean offline() {
+        String env = System.getenv("DJL_OFFLINE");
+        return Boolean.parseBoolean(env != null ? env : System.getProperty("ai.djl.offline"));
+    }
+
+    /** Sets up DJL and returns its engine, started. */
+    public static Engine engine() {
+        setup();
+        return Engine.getInstance();
+    }
+
+    private static void setIfAbsent(String key, String value) {
+        if (System.getenv(key) == null && System.getProperty(key) == null) {
+            System.setProperty(key, value);
+        }
+    }
+}
