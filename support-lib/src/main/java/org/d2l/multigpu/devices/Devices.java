@@ -1,0 +1,93 @@
+package org.d2l.multigpu.devices;
+
+import ai.djl.Device;
+import ai.djl.engine.Engine;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.d2l.multigpu.runtime.Djl;
+
+/** Picks the devices to train on: real GPUs when there are enough, else virtual replicas on the CPU. */
+public final class Devices {
+
+    private Devices() {}
+
+    /** The number of GPUs DJL sees (0 on a CPU-only machine). */
+    public static int gpuCount() {
+        return Djl.engine().getGpuCount();
+    }
+
+    /** GPU {@code i} if it exists, else the CPU, as the book's {@code try_gpu}. */
+    public static Device tryGpu(int i) {
+        return i < gpuCount() ? Device.gpu(i) : Device.cpu();
+    }
+
+    /** All GPUs, or the CPU when there are none, as the book's {@code try_all_gpus}. */
+    public static List<Device> tryAllGpus() {
+        int n = gpuCount();
+        return n == 0 ? List.of(Device.cpu()) : List.of(Engine.getInstance().getDevices(n));
+    }
+
+    /**
+     * {@code k} devices to train on: the first {@code k} GPUs, or on a machine without GPUs the CPU
+     * {@code k} times (k virtual replicas that compute exactly what k devices would).
+     */
+    public static List<Device> of(int k) {
+        if (k < 1) {
+            throw new IllegalArgumentException(
+                    "The number of devices must be at least 1, got " + k + ".");
+        }
+        int gpus = gpuCount();
+        if (gpus == 0) {
+            return Collections.nCopies(k, Device.cpu());
+        }
+        if (k > gpus) {
+            throw new IllegalArgumentException("Asked for " + k + " devices but this machine has "
+                    + gpus + " GPU(s): ask for at most " + gpus
+                    + ", or use Devices.virtual(" + k + ") for " + k + " replicas on the CPU.");
+        }
+        List<Device> list = new ArrayList<>();
+        for (int i = 0; i < k; i++) {
+            list.add(Device.gpu(i));
+        }
+        return List.copyOf(list);
+    }
+
+    /** {@code k} virtual replicas on the CPU, whatever GPUs the machine has. */
+    public static List<Device> virtual(int k) {
+        if (k < 1) {
+            throw new IllegalArgumentException(
+                    "The number of replicas must be at least 1, got " + k + ".");
+        }
+        return Collections.nCopies(k, Device.cpu());
+    }
+
+    /** Throws a clear error when {@code device} does not exist on this machine. */
+    public static Device check(Device device) {
+        if (device.isGpu() && device.getDeviceId() >= gpuCount()) {
+            int n = gpuCount();
+            throw new IllegalArgumentException("Device " + device + " does not exist: this machine has "
+                    + (n == 0 ? "no GPU" : n + " GPU(s), gpu(0) to gpu(" + (n - 1) + ")")
+                    + ". Use Devices.of(k), which falls back to virtual replicas on the CPU.");
+        }
+        return device;
+    }
+
+    /** Whether the list holds a device more than once (virtual replicas sharing one device). */
+    public static boolean hasVirtualReplicas(List<Device> devices) {
+        return devices.stream().distinct().count() < devices.size();
+    }
+
+    /** One line saying what {@code devices} are, for a notebook's device cell. */
+    public static String describe(List<Device> devices) {
+        int gpus = gpuCount();
+        String found = gpus == 0 ? "No GPU found" : gpus + " GPU(s) found";
+        if (hasVirtualReplicas(devices)) {
+            return found + ": " + devices.size() + " virtual replicas on " + devices.get(0)
+                    + " (each computes what a separate device would, one after another).";
+        }
+        return found + ": training on " + devices.stream().map(Device::toString)
+                .collect(Collectors.joining(", ")) + ".";
+    }
+}

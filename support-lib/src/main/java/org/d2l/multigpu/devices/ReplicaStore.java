@@ -1,0 +1,81 @@
+package org.d2l.multigpu.devices;
+
+import ai.djl.Device;
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDManager;
+import ai.djl.nn.Block;
+import ai.djl.nn.Parameter;
+import ai.djl.training.ParameterStore;
+import ai.djl.util.Pair;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * One model replica's parameter values: a {@link ParameterStore} that hands every block the
+ * replica's own arrays, so that several replicas of one block can live on one device.
+ */
+public class ReplicaStore extends ParameterStore {
+
+    private final Device device;
+    private final Map<String, NDArray> values;
+
+    private ReplicaStore(NDManager manager, Device device, Map<String, NDArray> values) {
+        super(manager, false);
+        this.device = device;
+        this.values = values;
+    }
+
+    /** The block's own parameter arrays (the replica that optimizers update). */
+    public static ReplicaStore of(Block net, NDManager manager) {
+        Map<String, NDArray> values = new LinkedHashMap<>();
+        for (Pair<String, Parameter> p : net.getParameters()) {
+            values.put(p.getValue().getId(), p.getValue().getArray());
+        }
+        Device d = values.isEmpty() ? manager.getDevice() : values.values().iterator().next().getDevice();
+        return new ReplicaStore(manager, d, values);
+    }
+
+    /**
+     * A copy of the block's parameters on {@code device}, attached to {@code manager}, with gradients
+     * where the parameter is trained when {@code withGradients} is true.
+     */
+    public static ReplicaStore copyOf(Block net, Device device, NDManager manager, boolean withGradients) {
+        Map<String, NDArray> values = new LinkedHashMap<>();
+        for (Pair<String, Parameter> p : net.getParameters()) {
+            Parameter param = p.getValue();
+            NDArray copy = copy(param.getArray(), device);
+            copy.attach(manager);
+            if (withGradients && param.requiresGradient()) {
+                copy.setRequiresGradient(true);
+            }
+            values.put(param.getId(), copy);
+        }
+        return new ReplicaStore(manager, device, values);
+    }
+
+    /** A fresh copy of {@code array} on {@code device}, even when it already lives there. */
+    public static NDArray copy(NDArray array, Device device) {
+        // toDevice(device, true) returns the array itself when it is already on that device.
+        return array.getDevice().equals(device) ? array.duplicate() : array.toDevice(device, true);
+    }
+
+    /** The device this replica's arrays live on. */
+    public Device device() {
+        return device;
+    }
+
+    /** This replica's array for the parameter with id {@code parameterId}. */
+    public NDArray get(String parameterId) {
+        NDArray a = values.get(parameterId);
+        if (a == null) {
+            throw new IllegalArgumentException("This replica has no parameter with id " + parameterId
+                    + ": was the block changed after the replicas were made?");
+        }
+        return a;
+    }
+
+    @Override
+    public NDArray getValue(Parameter parameter, Device device, boolean training) {
+        return parameter == null ? null : get(parameter.getId());
+    }
+}

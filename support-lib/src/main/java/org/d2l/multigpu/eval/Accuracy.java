@@ -1,0 +1,71 @@
+package org.d2l.multigpu.eval;
+
+import ai.djl.Device;
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDList;
+import ai.djl.ndarray.NDManager;
+import ai.djl.nn.Block;
+import ai.djl.training.ParameterStore;
+import ai.djl.training.dataset.Batch;
+import ai.djl.ndarray.types.DataType;
+import java.util.ArrayList;
+import java.util.List;
+import org.d2l.multigpu.devices.ReplicaStore;
+import org.d2l.multigpu.parallel.FromScratch;
+
+/** Classification accuracy of a network on a data set, on one device or split over several. */
+public final class Accuracy {
+
+    private Accuracy() {}
+
+    /** The number of correct predictions: rows of {@code yHat} whose argmax equals {@code y}. */
+    public static float accuracy(NDArray yHat, NDArray y) {
+        NDArray pred = yHat.getShape().dimension() > 1 && yHat.getShape().get(1) > 1
+                ? yHat.argMax(1) : yHat;
+        return pred.toType(DataType.INT64, false)
+                .eq(y.toType(DataType.INT64, false))
+                .countNonzero()
+                .getLong();
+    }
+
+    /** The accuracy of {@code net} over {@code dataIter}, computed on {@code device}. */
+    public static double evaluateAccuracy(Block net, Iterable<Batch> dataIter, Device device) {
+        return evaluateAccuracyGpus(net, dataIter, List.of(device));
+    }
+
+    /**
+     * The accuracy of {@code net} over {@code dataIter}, each batch split over {@code devices} (as
+     * the book's {@code evaluate_accuracy_gpus}) and the correct counts added up.
+     */
+    public static double evaluateAccuracyGpus(Block net, Iterable<Batch> dataIter, List<Device> devices) {
+        if (devices.isEmpty()) {
+            throw new IllegalArgumentException("evaluateAccuracyGpus needs at least one device.");
+        }
+        Accumulator metric = new Accumulator(2); // correct predictions, predictions
+        try (NDManager manager = NDManager.newBaseManager(devices.get(0))) {
+            List<ParameterStore> stores = new ArrayList<>();
+            Device home = net.getParameters().valueAt(0).getArray().getDevice();
+            for (Device d : devices) {
+                stores.add(d.equals(home) ? ReplicaStore.of(net, manager)
+                        : ReplicaStore.copyOf(net, d, manager, false));
+            }
+            for (Batch batch : dataIter) {
+                try (batch; NDManager step = manager.newSubManager()) {
+                    NDArray x = batch.getData().head();
+                    NDArray y = batch.getLabels().head();
+                    int k = (int) Math.min(devices.size(), x.getShape().get(0));
+                    FromScratch.Shards shards = FromScratch.splitBatch(x, y, devices.subList(0, k));
+                    for (int i = 0; i < k; i++) {
+                        NDArray xi = shards.x().get(i);
+                        NDArray yi = shards.y().get(i);
+                        xi.attach(step);
+                        yi.attach(step);
+                        NDArray yHat = net.forward(stores.get(i), new NDList(xi), false).head();
+                        metric.add(accuracy(yHat, yi), yi.size());
+                    }
+                }
+            }
+        }
+        return metric.get(1) == 0 ? 0 : metric.get(0) / metric.get(1);
+    }
+}
