@@ -63,6 +63,11 @@ public final class FromScratch {
         dst.set(ALL, src.toDevice(dst.getDevice(), false));
     }
 
+    /** Sets every element of {@code array} to zero in place (unlike {@code subi(self)}, also over NaN). */
+    public static void zero(NDArray array) {
+        array.set(ALL, 0f);
+    }
+
     /**
      * Splits the examples {@code x} and labels {@code y} along the first axis into one shard per
      * device and moves each shard there; sizes differ by at most one (7 examples on 2 devices give 4
@@ -145,7 +150,7 @@ public final class FromScratch {
         for (List<NDArray> params : deviceParams) {
             sgd(params, lr, x.getShape().get(0));
             for (NDArray p : params) {
-                p.getGradient().subi(p.getGradient()); // PyTorch adds up gradients: start afresh
+                zero(p.getGradient()); // PyTorch adds up gradients: start afresh
             }
         }
         return total;

@@ -1,0 +1,77 @@
+package org.d2l.multigpu.parallel;
+
+import ai.djl.ndarray.NDArray;
+import ai.djl.nn.Parameter;
+import ai.djl.training.optimizer.Optimizer;
+import java.util.List;
+import org.d2l.multigpu.devices.ReplicaStore;
+
+/**
+ * Synchronous data parallelism: gradients are reduced into replica 0, the optimizer updates it once
+ * per global step, and its parameters are copied to every other replica; running statistics (such
+ * as BatchNorm's running mean and variance) are averaged over the replicas.
+ */
+public final class GradientAveraging implements ReplicaSync {
+
+    private final boolean mean;
+
+    private GradientAveraging(boolean mean) {
+        this.mean = mean;
+    }
+
+    /** The correct rule: the gradient is the mean over the whole global batch, whatever the shard sizes. */
+    public static GradientAveraging mean() {
+        return new GradientAveraging(true);
+    }
+
+    /**
+     * DJL's multi-device rule, for comparison only: per-device mean gradients are summed, so k devices
+     * act like a k times larger learning rate.
+     */
+    public static GradientAveraging sum() {
+        return new GradientAveraging(false);
+    }
+
+    @Override
+    public float lossWeight(long shardSize, long batchSize, int replicas) {
+        return mean ? (float) shardSize / batchSize : 1f;
+    }
+
+    @Override
+    public void step(List<ReplicaStore> replicas, List<Parameter> params, Optimizer optimizer) {
+        ReplicaStore first = replicas.get(0);
+        for (Parameter p : params) {
+            String id = p.getId();
+            NDArray w0 = first.get(id);
+            if (p.requiresGradient()) {
+                NDArray g0 = w0.getGradient();
+                for (int i = 1; i < replicas.size(); i++) {
+                    NDArray gi = replicas.get(i).get(id).getGradient();
+                    g0.addi(gi.toDevice(w0.getDevice(), false));
+                    FromScratch.zero(gi);
+                }
+                optimizer.update(id, w0, g0);
+                FromScratch.zero(g0); // PyTorch adds up gradients: start the next step from zero
+                for (int i = 1; i < replicas.size(); i++) {
+                    FromScratch.copyInto(w0, replicas.get(i).get(id));
+                }
+            } else if (replicas.size() > 1) {
+                for (int i = 1; i < replicas.size(); i++) {
+                    w0.addi(replicas.get(i).get(id).toDevice(w0.getDevice(), false));
+                }
+                w0.divi(replicas.size());
+                for (int i = 1; i < replicas.size(); i++) {
+                    FromScratch.copyInto(w0, replicas.get(i).get(id));
+                }
+            }
+        }
+    }
+
+    @Override
+    public String describe() {
+        return mean
+                ? "gradients averaged over the global batch, one optimizer update per step, "
+                        + "running statistics averaged over replicas"
+                : "per-device gradients summed (DJL's rule: k devices act like k times the learning rate)";
+    }
+}

@@ -1,0 +1,328 @@
+package org.d2l.multigpu.parallel;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ai.djl.Device;
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDList;
+import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.types.DataType;
+import ai.djl.ndarray.types.Shape;
+import ai.djl.nn.Block;
+import ai.djl.nn.Parameter;
+import ai.djl.training.dataset.ArrayDataset;
+import ai.djl.training.optimizer.Optimizer;
+import ai.djl.training.tracker.Tracker;
+import ai.djl.util.Pair;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import org.d2l.multigpu.devices.Devices;
+import org.d2l.multigpu.devices.ReplicaStore;
+import org.d2l.multigpu.models.LeNet;
+import org.d2l.multigpu.models.ResNet;
+import org.d2l.multigpu.runtime.Djl;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+class DataParallelTrainerTest {
+
+    private static final Shape IMAGE = new Shape(1, 1, 28, 28);
+
+    private NDManager manager;
+    private final List<AutoCloseable> toClose = new ArrayList<>();
+
+    @BeforeEach
+    void setUp() {
+        Djl.setup();
+        manager = NDManager.newBaseManager(Device.cpu());
+        manager.getEngine().setRandomSeed(1234);
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        for (AutoCloseable c : toClose) {
+            c.close();
+        }
+        manager.close();
+    }
+
+    /** A trainer over {@code k} virtual replicas of a fresh block with the same initial values as {@code like}. */
+    private DataParallelTrainer trainer(Block net, Block like, int k, Optimizer opt, ReplicaSync sync) {
+        net.initialize(manager, DataType.FLOAT32, IMAGE);
+        if (like != null) {
+            copyParameters(like, net);
+        }
+        DataParallelTrainer t = DataParallelTrainer.builder(net)
+                .setDevices(Devices.virtual(k))
+                .optOptimizer(opt)
+                .optSync(sync)
+                .optProgress(false)
+                .build();
+        toClose.add(t);
+        return t;
+    }
+
+    private static Optimizer sgd(float lr) {
+        return Optimizer.sgd().setLearningRateTracker(Tracker.fixed(lr)).build();
+    }
+
+    private static void copyParameters(Block from, Block to) {
+        ai.djl.nn.ParameterList a = from.getParameters();
+        ai.djl.nn.ParameterList b = to.getParameters();
+        for (int i = 0; i < a.size(); i++) {
+            FromScratch.copyInto(a.get(i).getValue().getArray(), b.get(i).getValue().getArray());
+        }
+    }
+
+    private NDList batch(int n) {
+        NDArray x = manager.randomUniform(0, 1, new Shape(n, 1, 28, 28));
+        NDArray y = manager.randomInteger(0, 10, new Shape(n), DataType.INT32).toType(DataType.FLOAT32, false);
+        return new NDList(x, y);
+    }
+
+    private static float maxDifference(Block a, Block b) {
+        float max = 0;
+        ai.djl.nn.ParameterList pa = a.getParameters();
+        ai.djl.nn.ParameterList pb = b.getParameters();
+        for (int i = 0; i < pa.size(); i++) {
+            NDArray d = pa.get(i).getValue().getArray().sub(pb.get(i).getValue().getArray()).abs();
+            max = Math.max(max, d.max().getFloat());
+        }
+        return max;
+    }
+
+    private static void assertReplicasBitIdentical(DataParallelTrainer t) {
+        for (Pair<String, Parameter> p : t.getNet().getParameters()) {
+            String id = p.getValue().getId();
+            float[] first = t.replica(0).get(id).toFloatArray();
+            for (int i = 1; i < t.getDevices().size(); i++) {
+                assertArrayEquals(first, t.replica(i).get(id).toFloatArray(), 0f,
+                        "replica " + i + " differs from replica 0 in " + p.getKey());
+            }
+        }
+    }
+
+    private void assertEquivalentToOneReplica(int k, int batchSize, boolean concurrent) {
+        Block one = LeNet.block();
+        DataParallelTrainer t1 = trainer(one, null, 1, sgd(0.1f), GradientAveraging.mean());
+        Block many = LeNet.block();
+        many.initialize(manager, DataType.FLOAT32, IMAGE);
+        copyParameters(one, many);
+        DataParallelTrainer tk = DataParallelTrainer.builder(many).setDevices(Devices.virtual(k))
+                .optOptimizer(sgd(0.1f)).optProgress(false).optConcurrent(concurrent).build();
+        toClose.add(tk);
+        assertEquals(concurrent, tk.isConcurrent());
+        for (int step = 0; step < 10; step++) {
+            NDList b = batch(batchSize);
+            t1.trainStep(b.get(0), b.get(1));
+            tk.trainStep(b.get(0), b.get(1));
+            assertReplicasBitIdentical(tk);
+        }
+        float diff = maxDifference(one, many);
+        assertTrue(diff <= 1e-5f, k + " replicas differ from 1 replica by " + diff);
+        // The comparison means something only if training moved the parameters.
+        Block fresh = LeNet.block();
+        fresh.initialize(manager, DataType.FLOAT32, IMAGE);
+        assertTrue(maxDifference(fresh, one) > 1e-3f);
+    }
+
+    @Test
+    void twoVirtualReplicasMatchOneReplicaForTenSteps() {
+        assertEquivalentToOneReplica(2, 32, false);
+    }
+
+    @Test
+    void fourVirtualReplicasMatchOneReplicaForTenSteps() {
+        assertEquivalentToOneReplica(4, 32, false);
+    }
+
+    @Test
+    void unevenShardsStillAverageOverTheGlobalBatch() {
+        assertEquivalentToOneReplica(2, 7, false);
+    }
+
+    @Test
+    void workerThreadsPerReplicaComputeTheSameAsOneReplica() {
+        // The GPU path: one worker thread per replica under one gradient collector.
+        assertEquivalentToOneReplica(2, 16, true);
+    }
+
+    @Test
+    void summedGradientsActLikeAMultipliedLearningRate() {
+        Block mean = LeNet.block();
+        DataParallelTrainer tMean = trainer(mean, null, 2, sgd(0.2f), GradientAveraging.mean());
+        Block sum = LeNet.block();
+        DataParallelTrainer tSum = trainer(sum, mean, 2, sgd(0.1f), GradientAveraging.sum());
+        NDList b = batch(16);
+        tMean.trainStep(b.get(0), b.get(1));
+        tSum.trainStep(b.get(0), b.get(1));
+        assertTrue(maxDifference(mean, sum) <= 1e-6f, "sum of 2 replicas at lr 0.1 != mean at lr 0.2");
+    }
+
+    @Test
+    void theOptimizerUpdatesOncePerGlobalStep() {
+        List<Integer> seen1 = Collections.synchronizedList(new ArrayList<>());
+        List<Integer> seen4 = Collections.synchronizedList(new ArrayList<>());
+        Block one = LeNet.block();
+        DataParallelTrainer t1 = trainer(one, null, 1, recordingSgd(seen1), GradientAveraging.mean());
+        DataParallelTrainer t4 = trainer(LeNet.block(), one, 4, recordingSgd(seen4), GradientAveraging.mean());
+        for (int step = 0; step < 3; step++) {
+            NDList b = batch(8);
+            t1.trainStep(b.get(0), b.get(1));
+            t4.trainStep(b.get(0), b.get(1));
+        }
+        int numTrained = (int) one.getParameters().stream().filter(p -> p.getValue().requiresGradient()).count();
+        assertEquals(3 * numTrained, seen4.size(), "tracker calls: one per parameter per global step");
+        assertEquals(seen1, seen4);
+        assertEquals(3, seen4.stream().mapToInt(Integer::intValue).max().getAsInt());
+        assertEquals(3, t4.getSteps());
+    }
+
+    private static Optimizer recordingSgd(List<Integer> seen) {
+        Tracker tracker = numUpdate -> {
+            seen.add(numUpdate);
+            return 0.05f;
+        };
+        return Optimizer.sgd().setLearningRateTracker(tracker).build();
+    }
+
+    @Test
+    void resnet18OnTwoReplicasAveragesBatchNormRunningStatistics() {
+        Block net = ResNet.resnet18(10, 1);
+        net.initialize(manager, DataType.FLOAT32, IMAGE);
+        Block probe = ResNet.resnet18(10, 1);
+        probe.initialize(manager, DataType.FLOAT32, IMAGE);
+        copyParameters(net, probe);
+        NDList b = batch(6);
+        // What each replica's running statistics become when it sees only its own shard.
+        List<Parameter> running = new ArrayList<>();
+        for (Pair<String, Parameter> p : probe.getParameters()) {
+            if (!p.getValue().requiresGradient()) {
+                running.add(p.getValue());
+            }
+        }
+        assertFalse(running.isEmpty());
+        List<float[]> expected = new ArrayList<>();
+        for (Parameter p : running) {
+            expected.add(new float[(int) p.getArray().size()]);
+        }
+        FromScratch.Shards shards = FromScratch.splitBatch(b.get(0), b.get(1), Devices.virtual(2));
+        for (int i = 0; i < 2; i++) {
+            ReplicaStore store = ReplicaStore.copyOf(probe, Device.cpu(), manager, false);
+            probe.forward(store, new NDList(shards.x().get(i)), true);
+            for (int j = 0; j < running.size(); j++) {
+                float[] v = store.get(running.get(j).getId()).toFloatArray();
+                for (int e = 0; e < v.length; e++) {
+                    expected.get(j)[e] += v[e] / 2;
+                }
+            }
+        }
+        DataParallelTrainer t = DataParallelTrainer.builder(net).setDevices(Devices.virtual(2))
+                .optLearningRate(0.05f).optProgress(false).build();
+        toClose.add(t);
+        t.trainStep(b.get(0), b.get(1));
+        ai.djl.nn.ParameterList netParams = net.getParameters();
+        int j = 0;
+        for (Pair<String, Parameter> p : netParams) {
+            if (!p.getValue().requiresGradient()) {
+                float[] got = t.replica(1).get(p.getValue().getId()).toFloatArray();
+                assertArrayEquals(expected.get(j), got, 1e-5f, "running statistic " + p.getKey());
+                j++;
+            }
+        }
+        assertReplicasBitIdentical(t);
+        for (int step = 0; step < 2; step++) {
+            NDList more = batch(6);
+            DataParallelTrainer.StepResult r = t.trainStep(more.get(0), more.get(1));
+            assertTrue(Double.isFinite(r.lossSum()));
+            assertReplicasBitIdentical(t);
+        }
+    }
+
+    @Test
+    void moreReplicasThanExamplesIsAClearError() {
+        DataParallelTrainer t = trainer(LeNet.block(), null, 4, sgd(0.1f), GradientAveraging.mean());
+        NDList b = batch(3);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> t.trainStep(b.get(0), b.get(1)));
+        assertTrue(e.getMessage().contains("cannot be split over 4 devices"), e.getMessage());
+    }
+
+    @Test
+    void zeroReplicasIsAClearError() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> DataParallelTrainer.builder(LeNet.block()).setDevices(List.of()));
+        assertTrue(e.getMessage().contains("at least one device"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> Devices.virtual(0));
+        assertThrows(IllegalArgumentException.class, () -> Devices.of(0));
+    }
+
+    @Test
+    void aDeviceThatDoesNotExistIsAClearError() {
+        Device missing = Device.gpu(Devices.gpuCount());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> DataParallelTrainer.builder(LeNet.block()).setDevices(List.of(missing)));
+        assertTrue(e.getMessage().contains("does not exist"), e.getMessage());
+    }
+
+    @Test
+    void nanLossStopsTrainingAndLeavesTheParametersAsTheyWere() {
+        Block net = LeNet.block();
+        DataParallelTrainer t = trainer(net, null, 2, sgd(0.1f), GradientAveraging.mean());
+        NDList good = batch(8);
+        t.trainStep(good.get(0), good.get(1));
+        Block before = LeNet.block();
+        before.initialize(manager, DataType.FLOAT32, IMAGE);
+        copyParameters(net, before);
+        NDArray x = good.get(0).duplicate();
+        x.set(new ai.djl.ndarray.index.NDIndex("0, 0, 0, 0"), Float.NaN);
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> t.trainStep(x, good.get(1)));
+        assertTrue(e.getMessage().contains("NaN"), e.getMessage());
+        assertEquals(0f, maxDifference(before, net));
+        // and training can go on from there
+        t.trainStep(good.get(0), good.get(1));
+        assertTrue(maxDifference(before, net) > 0);
+    }
+
+    @Test
+    void fitReturnsOneRowOfMetricsPerEpochAndLearns() {
+        // A learnable toy task: the label is which quarter of the image is bright.
+        int n = 64;
+        NDArray x = manager.zeros(new Shape(n, 1, 28, 28));
+        float[] labels = new float[n];
+        for (int i = 0; i < n; i++) {
+            int q = i % 4;
+            labels[i] = q;
+            x.set(new ai.djl.ndarray.index.NDIndex("{}, 0, {}:{}, {}:{}", i, (q / 2) * 14, (q / 2) * 14 + 14,
+                    (q % 2) * 14, (q % 2) * 14 + 14), 1f);
+        }
+        NDArray y = manager.create(labels);
+        ArrayDataset data = new ArrayDataset.Builder().setData(x).optLabels(y).setSampling(16, true).build();
+        Block net = LeNet.block();
+        DataParallelTrainer t = DataParallelTrainer.builder(net).setDevices(Devices.virtual(2))
+                .optInputShape(IMAGE).optLearningRate(0.5f).optProgress(false).build();
+        toClose.add(t);
+        List<EpochMetrics> h = t.fit(data, data, 8);
+        assertEquals(8, h.size());
+        assertEquals(8, h.get(7).epoch());
+        assertTrue(h.get(7).trainLoss() < h.get(0).trainLoss(), EpochMetrics.table(h));
+        assertTrue(h.get(7).testAccuracy() > 0.9, EpochMetrics.table(h));
+        assertTrue(h.get(0).examplesPerSecond() > 0 && h.get(0).seconds() > 0);
+        assertEquals(32, t.getSteps());
+    }
+
+    @Test
+    void anUninitialisedBlockWithoutInputShapeIsAClearError() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> DataParallelTrainer.builder(LeNet.block()).setDevices(Devices.virtual(1))
+                        .optLearningRate(0.1f).build());
+        assertTrue(e.getMessage().contains("optInputShape"), e.getMessage());
+    }
+
+}
