@@ -1,0 +1,43 @@
+package org.d2l.multigpu.models;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDList;
+import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.types.DataType;
+import ai.djl.ndarray.types.Shape;
+import ai.djl.nn.Block;
+import ai.djl.training.ParameterStore;
+import java.util.List;
+import org.d2l.multigpu.parallel.FromScratch;
+import org.d2l.multigpu.runtime.Djl;
+import org.junit.jupiter.api.Test;
+
+class LeNetTest {
+
+    @Test
+    void functionalLeNetAndBlockLeNetComputeTheSameLogits() {
+        Djl.setup();
+        try (NDManager manager = NDManager.newBaseManager()) {
+            List<NDArray> params = LeNet.initParams(manager);
+            assertEquals(new Shape(800, 128), params.get(4).getShape());
+            NDArray x = manager.randomUniform(0, 1, new Shape(4, 1, 28, 28));
+            NDArray y = LeNet.lenet(x, params);
+            assertEquals(new Shape(4, 10), y.getShape());
+
+            Block block = LeNet.block();
+            block.initialize(manager, DataType.FLOAT32, new Shape(1, 1, 28, 28));
+            var blockParams = block.getParameters();
+            for (int i = 0; i < params.size(); i++) {
+                NDArray p = params.get(i);
+                // DJL's Linear stores weights as (out, in); the lesson's as (in, out)
+                NDArray v = p.getShape().dimension() == 2 ? p.transpose() : p;
+                FromScratch.copyInto(v, blockParams.valueAt(i).getArray());
+            }
+            NDArray z = block.forward(new ParameterStore(manager, false), new NDList(x), false).head();
+            assertArrayEquals(y.toFloatArray(), z.toFloatArray(), 1e-5f);
+        }
+    }
+}
