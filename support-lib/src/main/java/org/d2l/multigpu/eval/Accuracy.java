@@ -10,6 +10,7 @@ import ai.djl.training.dataset.Batch;
 import ai.djl.ndarray.types.DataType;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 import org.d2l.multigpu.devices.ReplicaStore;
 import org.d2l.multigpu.parallel.FromScratch;
 
@@ -31,6 +32,24 @@ public final class Accuracy {
     /** The accuracy of {@code net} over {@code dataIter}, computed on {@code device}. */
     public static double evaluateAccuracy(Block net, Iterable<Batch> dataIter, Device device) {
         return evaluateAccuracyGpus(net, dataIter, List.of(device));
+    }
+
+    /**
+     * The accuracy over {@code dataIter} of a network given as a function from images to logits (such
+     * as the from-scratch lesson's {@code x -> lenet(x, params)}), computed on {@code device}.
+     */
+    public static double evaluateAccuracy(
+            Function<NDArray, NDArray> net, Iterable<Batch> dataIter, Device device) {
+        Accumulator metric = new Accumulator(2);
+        for (Batch batch : dataIter) {
+            try (batch; NDManager step = NDManager.newBaseManager(device)) {
+                NDArray x = batch.getData().head().toDevice(device, true);
+                NDArray y = batch.getLabels().head().toDevice(device, true);
+                step.tempAttachAll(x, y);
+                metric.add(accuracy(net.apply(x), y), y.size());
+            }
+        }
+        return metric.get(1) == 0 ? 0 : metric.get(0) / metric.get(1);
     }
 
     /**

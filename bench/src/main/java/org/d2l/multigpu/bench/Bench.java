@@ -1,0 +1,267 @@
+package org.d2l.multigpu.bench;
+
+import ai.djl.Device;
+import ai.djl.Model;
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDList;
+import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.types.DataType;
+import ai.djl.ndarray.types.Shape;
+import ai.djl.nn.Block;
+import ai.djl.nn.Parameter;
+import ai.djl.training.DefaultTrainingConfig;
+import ai.djl.training.EasyTrain;
+import ai.djl.training.Trainer;
+import ai.djl.training.dataset.Batch;
+import ai.djl.training.loss.Loss;
+import ai.djl.training.optimizer.Optimizer;
+import ai.djl.training.tracker.Tracker;
+import ai.djl.translate.Batchifier;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.d2l.multigpu.data.FashionMnistData;
+import org.d2l.multigpu.devices.Devices;
+import org.d2l.multigpu.models.Init;
+import org.d2l.multigpu.models.LeNet;
+import org.d2l.multigpu.models.ResNet;
+import org.d2l.multigpu.parallel.DataParallelTrainer;
+import org.d2l.multigpu.runtime.Djl;
+
+/**
+ * Examples per second of the data-parallel trainer with 1, 2 and 4 virtual replicas against DJL's own
+ * single-device {@code Trainer} with {@code EasyTrain}, same model and global batch; every
+ * measurement runs in its own JVM (so that peak RSS is its own) and the configurations are
+ * interleaved round by round, so that a noisy machine slows them alike.
+ */
+public final class Bench {
+
+    static final List<String> CONFIGS = List.of("djl", "dp1", "dp2", "dp4");
+
+    private Bench() {}
+
+    public static void main(String[] args) throws Exception {
+        Map<String, String> o = options(args);
+        if (o.containsKey("child")) {
+            child(o);
+        } else {
+            parent(o);
+        }
+    }
+
+    private static Map<String, String> options(String[] args) {
+        Map<String, String> o = new LinkedHashMap<>();
+        for (int i = 0; i < args.length; i++) {
+            if (!args[i].startsWith("--") || i + 1 >= args.length) {
+                throw new IllegalArgumentException("usage: Bench [--model lenet|resnet18] [--batch N] "
+                        + "[--steps N] [--warmup N] [--rounds N] [--limit N]; got " + Arrays.toString(args));
+            }
+            o.put(args[i].substring(2), args[++i]);
+        }
+        return o;
+    }
+
+    /** Runs every configuration once per round, each in a fresh JVM, and prints a table. */
+    private static void parent(Map<String, String> o) throws Exception {
+        String model = o.getOrDefault("model", "lenet");
+        boolean resnet = model.equals("resnet18");
+        int batch = Integer.parseInt(o.getOrDefault("batch", resnet ? "128" : "256"));
+        int steps = Integer.parseInt(o.getOrDefault("steps", resnet ? "4" : "30"));
+        int warmup = Integer.parseInt(o.getOrDefault("warmup", resnet ? "1" : "5"));
+        int rounds = Integer.parseInt(o.getOrDefault("rounds", "3"));
+        int limit = Integer.parseInt(o.getOrDefault("limit", String.valueOf(batch * 4)));
+        Map<String, List<double[]>> runs = new LinkedHashMap<>();
+        CONFIGS.forEach(c -> runs.put(c, new ArrayList<>()));
+        for (int r = 0; r < rounds; r++) {
+            for (int j = 0; j < CONFIGS.size(); j++) {
+                String c = CONFIGS.get((j + r) % CONFIGS.size()); // rotate the order every round
+                double[] res = runChild(c, model, batch, steps, warmup, limit);
+                runs.get(c).add(res);
+                System.err.printf(Locale.ROOT, "round %d %-4s %9.1f examples/s  peak RSS %6.0f MB%n",
+                        r + 1, c, res[0], res[1] / 1024);
+            }
+        }
+        System.out.println(report(model, batch, steps, warmup, rounds, limit, runs));
+    }
+
+    static String report(String model, int batch, int steps, int warmup, int rounds, int limit,
+            Map<String, List<double[]>> runs) throws IOException {
+        StringBuilder sb = new StringBuilder();
+        sb.append(String.format(Locale.ROOT, "### %s, global batch %d, %d timed steps after %d warm-up, "
+                + "%d interleaved rounds, DATASET_LIMIT %d%n%n", model, batch, steps, warmup, rounds, limit));
+        sb.append(String.format(Locale.ROOT, "Machine: %s, %d cores, JDK %s, %s%n%n", cpuModel(),
+                Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"), LocalDate.now()));
+        sb.append("| trainer | examples/s (median) | ratio to DJL Trainer (median of per-round ratios) "
+                + "| peak RSS MB (max) |\n|---|---|---|---|\n");
+        List<double[]> djl = runs.get("djl");
+        for (Map.Entry<String, List<double[]>> e : runs.entrySet()) {
+            List<double[]> v = e.getValue();
+            double[] speeds = v.stream().mapToDouble(a -> a[0]).toArray();
+            double[] ratios = new double[v.size()];
+            for (int i = 0; i < v.size(); i++) {
+                ratios[i] = v.get(i)[0] / djl.get(i)[0];
+            }
+            double rss = v.stream().mapToDouble(a -> a[1]).max().orElse(0) / 1024;
+            sb.append(String.format(Locale.ROOT, "| %s | %.1f | %.3f | %.0f |%n", label(e.getKey()),
+                    median(speeds), median(ratios), rss));
+        }
+        return sb.toString();
+    }
+
+    static String label(String config) {
+        switch (config) {
+            case "djl":
+                return "DJL Trainer + EasyTrain, 1 device";
+            case "dp1":
+                return "DataParallelTrainer, 1 replica";
+            default:
+                return "DataParallelTrainer, " + config.substring(2) + " virtual replicas";
+        }
+    }
+
+    static double median(double[] a) {
+        double[] s = a.clone();
+        Arrays.sort(s);
+        int n = s.length;
+        return n % 2 == 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+    }
+
+    private static String cpuModel() throws IOException {
+        Path p = Path.of("/proc/cpuinfo");
+        if (Files.exists(p)) {
+            for (String line : Files.readAllLines(p)) {
+                if (line.startsWith("model name")) {
+                    return line.substring(line.indexOf(':') + 1).trim();
+                }
+            }
+        }
+        return System.getProperty("os.arch");
+    }
+
+    private static double[] runChild(String config, String model, int batch, int steps, int warmup, int limit)
+            throws IOException, InterruptedException {
+        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+        List<String> cmd = List.of(java.toString(), "--enable-native-access=ALL-UNNAMED",
+                "-cp", System.getProperty("java.class.path"), Bench.class.getName(),
+                "--child", config, "--model", model, "--batch", String.valueOf(batch),
+                "--steps", String.valueOf(steps), "--warmup", String.valueOf(warmup), "--limit", String.valueOf(limit));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        String result = null;
+        StringBuilder log = new StringBuilder();
+        try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+            for (String line; (line = r.readLine()) != null; ) {
+                if (line.startsWith("RESULT ")) {
+                    result = line;
+                } else {
+                    log.append(line).append('\n');
+                }
+            }
+        }
+        int code = p.waitFor();
+        if (code != 0 || result == null) {
+            throw new IllegalStateException("benchmark run " + config + " failed (exit " + code + "):\n" + log);
+        }
+        String[] f = result.split(" ");
+        return new double[] {Double.parseDouble(f[2]), Double.parseDouble(f[3])};
+    }
+
+    /** Measures one configuration in this JVM and prints {@code RESULT config examples/s peakRssKb}. */
+    private static void child(Map<String, String> o) throws Exception {
+        Djl.setup();
+        String config = o.get("child");
+        String model = o.get("model");
+        int batch = Integer.parseInt(o.get("batch"));
+        int steps = Integer.parseInt(o.get("steps"));
+        int warmup = Integer.parseInt(o.get("warmup"));
+        int limit = Integer.parseInt(o.get("limit"));
+        try (NDManager manager = NDManager.newBaseManager(Device.cpu())) {
+            manager.getEngine().setRandomSeed(42);
+            List<NDList> batches = loadBatches(manager, batch, limit);
+            Block net = model.equals("resnet18") ? ResNet.resnet18(10, 1) : LeNet.block();
+            Shape input = new Shape(1, 1, 28, 28);
+            float lr = 0.05f;
+            StepRunner run;
+            AutoCloseable resource;
+            if (config.equals("djl")) {
+                Model m = Model.newInstance("bench", Device.cpu());
+                m.setBlock(net);
+                Trainer trainer = m.newTrainer(new DefaultTrainingConfig(Loss.softmaxCrossEntropyLoss())
+                        .optOptimizer(Optimizer.sgd().setLearningRateTracker(Tracker.fixed(lr)).build())
+                        .optDevices(new Device[] {Device.cpu()})
+                        .optInitializer(Init.pytorchLike(), Parameter.Type.WEIGHT));
+                trainer.initialize(input);
+                run = b -> {
+                    try (NDManager sub = manager.newSubManager()) {
+                        sub.tempAttachAll(b); // intermediates are freed with sub, b goes back
+                        Batch bt = new Batch(sub, new NDList(b.get(0)), new NDList(b.get(1)),
+                                (int) b.get(0).getShape().get(0), Batchifier.STACK, Batchifier.STACK, 0, 0);
+                        EasyTrain.trainBatch(trainer, bt);
+                        trainer.step();
+                    }
+                };
+                resource = () -> {
+                    trainer.close();
+                    m.close();
+                };
+            } else {
+                int k = Integer.parseInt(config.substring(2));
+                DataParallelTrainer t = DataParallelTrainer.builder(net).setDevices(Devices.virtual(k))
+                        .optInputShape(input).optLearningRate(lr).optProgress(false).build();
+                run = b -> t.trainStep(b.get(0), b.get(1));
+                resource = t;
+            }
+            for (int i = 0; i < warmup; i++) {
+                run.step(batches.get(i % batches.size()));
+            }
+            long t0 = System.nanoTime();
+            for (int i = 0; i < steps; i++) {
+                run.step(batches.get((warmup + i) % batches.size()));
+            }
+            double seconds = (System.nanoTime() - t0) / 1e9;
+            resource.close();
+            System.out.printf(Locale.ROOT, "RESULT %s %.3f %d%n", config, steps * (double) batch / seconds, peakRssKb());
+        }
+    }
+
+    interface StepRunner {
+        void step(NDList batch) throws Exception;
+    }
+
+    private static List<NDList> loadBatches(NDManager manager, int batch, int limit) throws Exception {
+        var data = FashionMnistData.builder().batchSize(batch).shuffle(false).limit(limit).manager(manager)
+                .build().train();
+        List<NDList> out = new ArrayList<>();
+        for (Batch b : data.getData(manager)) {
+            NDArray x = b.getData().head();
+            NDArray y = b.getLabels().head();
+            if (x.getShape().get(0) == batch) {
+                x.attach(manager);
+                y.attach(manager);
+                out.add(new NDList(x, y.toType(DataType.FLOAT32, false)));
+            }
+        }
+        if (out.isEmpty()) {
+            throw new IllegalArgumentException("DATASET_LIMIT " + limit + " gives no full batch of " + batch);
+        }
+        return out;
+    }
+
+    private static long peakRssKb() throws IOException {
+        for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+            if (line.startsWith("VmHWM:")) {
+                return Long.parseLong(line.replaceAll("[^0-9]", ""));
+            }
+        }
+        return -1;
+    }
+}

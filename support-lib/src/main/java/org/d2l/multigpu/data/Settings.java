@@ -1,0 +1,128 @@
+package org.d2l.multigpu.data;
+
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+
+/**
+ * Run settings from environment variables, each with a system-property fallback of the same
+ * lowercase dotted name ({@code DATASET_LIMIT} or {@code -Ddataset.limit=...}); the variable wins.
+ *
+ * <p>Blank values count as unset; other values are checked when they are read.
+ */
+public final class Settings {
+
+    /** Use only the first N examples of each split (absent: all). */
+    public static final String DATASET_LIMIT = "DATASET_LIMIT";
+    /** Upper bound on the number of training epochs (absent: no bound). */
+    public static final String MAX_EPOCH = "MAX_EPOCH";
+    /** Folder holding the Fashion-MNIST IDX files. */
+    public static final String FASHION_MNIST_DIR = "FASHION_MNIST_DIR";
+    /** Folder for the unpacked Fashion-MNIST files (absent: the project's build/data/fashion-mnist). */
+    public static final String D2L_DATA_CACHE = "D2L_DATA_CACHE";
+
+    private static final List<String> NAMES =
+            List.of(DATASET_LIMIT, MAX_EPOCH, FASHION_MNIST_DIR, D2L_DATA_CACHE);
+
+    private final Map<String, String> values;
+
+    private Settings(Map<String, String> values) {
+        Map<String, String> copy = new HashMap<>();
+        values.forEach(
+                (k, v) -> {
+                    if (k != null && v != null && !v.isBlank()) {
+                        copy.put(k, v.trim());
+                    }
+                });
+        this.values = Map.copyOf(copy);
+    }
+
+    /** Returns this process's settings: environment variables first, then system properties. */
+    public static Settings get() {
+        Map<String, String> found = new HashMap<>();
+        for (String name : NAMES) {
+            String value = System.getenv(name);
+            if (value == null || value.isBlank()) {
+                value = System.getProperty(propertyName(name));
+            }
+            if (value != null) {
+                found.put(name, value);
+            }
+        }
+        return new Settings(found);
+    }
+
+    /** Returns settings taken from the given variables only, e.g. {@code Map.of("MAX_EPOCH", "2")}. */
+    public static Settings from(Map<String, String> variables) {
+        return new Settings(variables);
+    }
+
+    /** Returns {@code requested} capped by this process's {@code MAX_EPOCH}, e.g. {@code Settings.epochs(10)}. */
+    public static int epochs(int requested) {
+        return get().capEpochs(requested);
+    }
+
+    /** Returns the system property that backs up a variable: {@code MAX_EPOCH} becomes {@code max.epoch}. */
+    public static String propertyName(String variable) {
+        return variable.toLowerCase(Locale.ROOT).replace('_', '.');
+    }
+
+    /** Returns {@code DATASET_LIMIT}, the number of examples to use from each split, if set. */
+    public OptionalLong datasetLimit() {
+        return positive(DATASET_LIMIT);
+    }
+
+    /** Returns {@code MAX_EPOCH}, the cap on training epochs, if set. */
+    public OptionalInt maxEpoch() {
+        OptionalLong max = positive(MAX_EPOCH);
+        return max.isPresent()
+                ? OptionalInt.of((int) Math.min(max.getAsLong(), Integer.MAX_VALUE))
+                : OptionalInt.empty();
+    }
+
+    /** Returns min(requested, MAX_EPOCH), or {@code requested} when MAX_EPOCH is unset. */
+    public int capEpochs(int requested) {
+        if (requested <= 0) {
+            throw new IllegalArgumentException(
+                    "The requested number of epochs must be positive, got " + requested);
+        }
+        return Math.min(requested, maxEpoch().orElse(requested));
+    }
+
+    /** Returns {@code FASHION_MNIST_DIR}, a folder holding the Fashion-MNIST IDX files, if set. */
+    public Optional<Path> fashionMnistDir() {
+        return Optional.ofNullable(values.get(FASHION_MNIST_DIR)).map(Path::of);
+    }
+
+    /** Returns {@code D2L_DATA_CACHE}, the folder for unpacked Fashion-MNIST files, if set. */
+    public Optional<Path> dataCache() {
+        return Optional.ofNullable(values.get(D2L_DATA_CACHE)).map(Path::of);
+    }
+
+    private OptionalLong positive(String name) {
+        String raw = values.get(name);
+        if (raw == null) {
+            return OptionalLong.empty();
+        }
+        try {
+            long value = Long.parseLong(raw);
+            if (value > 0) {
+                return OptionalLong.of(value);
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new IllegalArgumentException(
+                name
+                        + " (environment variable, or -D"
+                        + propertyName(name)
+                        + ") must be a positive whole number, got \""
+                        + raw
+                        + "\"");
+    }
+}

@@ -1,0 +1,113 @@
+package org.d2l.multigpu.data;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class SettingsTest {
+
+    @Test
+    void absentValuesMeanNoLimitAndNoCap() {
+        Settings s = Settings.from(Map.of());
+        assertEquals(OptionalLong.empty(), s.datasetLimit());
+        assertEquals(OptionalInt.empty(), s.maxEpoch());
+        assertEquals(10, s.capEpochs(10));
+        assertTrue(s.fashionMnistDir().isEmpty());
+        assertTrue(s.dataCache().isEmpty());
+    }
+
+    @Test
+    void blankValuesCountAsUnset() {
+        Settings s = Settings.from(Map.of("DATASET_LIMIT", "  ", "MAX_EPOCH", ""));
+        assertEquals(OptionalLong.empty(), s.datasetLimit());
+        assertEquals(7, s.capEpochs(7));
+    }
+
+    @Test
+    void parsesDatasetLimitAndMaxEpoch() {
+        Settings s =
+                Settings.from(
+                        Map.of(
+                                "DATASET_LIMIT", " 100 ",
+                                "MAX_EPOCH", "2",
+                                "FASHION_MNIST_DIR", "/data/fm",
+                                "D2L_DATA_CACHE", "/cache/fm"));
+        assertEquals(OptionalLong.of(100), s.datasetLimit());
+        assertEquals(OptionalInt.of(2), s.maxEpoch());
+        assertEquals(2, s.capEpochs(10));
+        assertEquals(1, s.capEpochs(1));
+        assertEquals(Path.of("/data/fm"), s.fashionMnistDir().orElseThrow());
+        assertEquals(Path.of("/cache/fm"), s.dataCache().orElseThrow());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"abc", "0", "-5", "1.5", "12x"})
+    void badValuesNameTheVariableAndTheValue(String bad) {
+        Settings s = Settings.from(Map.of("DATASET_LIMIT", bad, "MAX_EPOCH", bad));
+        IllegalArgumentException e1 = assertThrows(IllegalArgumentException.class, s::datasetLimit);
+        assertTrue(e1.getMessage().contains("DATASET_LIMIT"), e1.getMessage());
+        assertTrue(e1.getMessage().contains("\"" + bad + "\""), e1.getMessage());
+        IllegalArgumentException e2 = assertThrows(IllegalArgumentException.class, () -> s.capEpochs(3));
+        assertTrue(e2.getMessage().contains("MAX_EPOCH"), e2.getMessage());
+        assertTrue(e2.getMessage().contains("\"" + bad + "\""), e2.getMessage());
+    }
+
+    @Test
+    void requestedEpochsMustBePositive() {
+        assertThrows(IllegalArgumentException.class, () -> Settings.from(Map.of()).capEpochs(0));
+    }
+
+    @Test
+    void systemPropertyIsTheFallback() {
+        assumeTrue(System.getenv("MAX_EPOCH") == null, "MAX_EPOCH is set in the environment");
+        assertEquals("max.epoch", Settings.propertyName("MAX_EPOCH"));
+        String old = System.getProperty("max.epoch");
+        System.setProperty("max.epoch", "3");
+        try {
+            assertEquals(3, Settings.epochs(50));
+            assertEquals(OptionalInt.of(3), Settings.get().maxEpoch());
+        } finally {
+            if (old == null) {
+                System.clearProperty("max.epoch");
+            } else {
+                System.setProperty("max.epoch", old);
+            }
+        }
+    }
+
+    @Test
+    void cacheDirComesFromD2lDataCache(@TempDir Path tmp) {
+        Settings s = Settings.from(Map.of("D2L_DATA_CACHE", tmp.resolve("c").toString()));
+        assertEquals(tmp.resolve("c"), FashionMnistFiles.defaultCacheDir(s, tmp, tmp));
+    }
+
+    @Test
+    void cacheDirIsUnderTheProjectRoot(@TempDir Path tmp) throws Exception {
+        Path root = tmp.resolve("project");
+        Files.createDirectories(root.resolve("support-lib"));
+        Path work = Files.createDirectories(root.resolve("notebooks/chapter"));
+        assertEquals(
+                root.resolve("build/data/fashion-mnist"),
+                FashionMnistFiles.defaultCacheDir(Settings.from(Map.of()), work, tmp.resolve("t")));
+    }
+
+    @Test
+    void cacheDirFallsBackToTmp(@TempDir Path tmp) throws Exception {
+        Path work = Files.createDirectories(tmp.resolve("elsewhere"));
+        assumeTrue(Files.notExists(Path.of("/support-lib")) && Files.notExists(tmp.getParent().resolve("support-lib")));
+        assertEquals(
+                tmp.resolve("t/d2l-multigpu/fashion-mnist"),
+                FashionMnistFiles.defaultCacheDir(Settings.from(Map.of()), work, tmp.resolve("t")));
+    }
+}
