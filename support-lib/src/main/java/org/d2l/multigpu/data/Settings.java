@@ -94,6 +94,13 @@ public final class Settings {
         return Math.min(requested, maxEpoch().orElse(requested));
     }
 
+    /** The run's settings in one line, for a notebook's first output (for example "DATASET_LIMIT=512, MAX_EPOCH=1"). */
+    public String describe() {
+        return DATASET_LIMIT + "=" + (datasetLimit().isPresent() ? String.valueOf(datasetLimit().getAsLong())
+                : "not set (all examples)") + ", " + MAX_EPOCH + "="
+                + (maxEpoch().isPresent() ? String.valueOf(maxEpoch().getAsInt()) : "not set (the lesson's epochs)");
+    }
+
     /** Returns {@code FASHION_MNIST_DIR}, a folder holding the Fashion-MNIST IDX files, if set. */
     public Optional<Path> fashionMnistDir() {
         return Optional.ofNullable(values.get(FASHION_MNIST_DIR)).map(Path::of);

@@ -110,4 +110,12 @@ class SettingsTest {
                 tmp.resolve("t/d2l-multigpu/fashion-mnist"),
                 FashionMnistFiles.defaultCacheDir(Settings.from(Map.of()), work, tmp.resolve("t")));
     }
+
+    @Test
+    void describeNamesBothSettingsAndTheirValues() {
+        assertEquals("DATASET_LIMIT=512, MAX_EPOCH=1",
+                Settings.from(Map.of("DATASET_LIMIT", "512", "MAX_EPOCH", "1")).describe());
+        assertEquals("DATASET_LIMIT=not set (all examples), MAX_EPOCH=not set (the lesson's epochs)",
+                Settings.from(Map.of()).describe());
+    }
 }

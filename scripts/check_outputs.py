@@ -1,0 +1,168 @@
+#!/usr/bin/python3
+"""Checks an executed notebook for errors that Jupyter's exit status does not show.
+
+    check_outputs.py EXECUTED.ipynb [--source-dir DIR] [--relativize DIR]
+
+Notebooks are executed with errors allowed (so that the whole notebook and its HTML are kept), and
+the rapaio Java kernel reports some failures without an error status at all. This script reports:
+
+  * every `error` output (Java exceptions "EvalException", compile errors "CompilerException",
+    incomplete code, failed magics such as `%jars` of a missing jar: "MagicEvalException"), except in
+    cells tagged `raises-exception` (cells that are meant to fail);
+  * stream output that rapaio or the JVM prints for a failure without an error output: a failed
+    `%dependency` ("Could not resolve dependencies..."), an uncaught exception in another thread;
+  * `%load FILE` of a file that does not exist: rapaio ignores it silently (no output at all), so the
+    file is looked up relative to the source notebook's folder (--source-dir, default: the notebook's).
+
+For each problem it prints the cell number, execution count, first source line and the message.
+Exit status: 0 when clean, 1 when problems were found, 2 on bad usage or an unreadable notebook.
+
+--relativize DIR rewrites the absolute path DIR/ out of text outputs (rapaio prints absolute jar paths,
+e.g. "Add /home/me/repo/notebooks/../support-lib/..."), so that recorded outputs do not depend on
+where the repository was checked out; the notebook is then saved in place.
+
+Standard library only: runs with any Python 3.
+"""
+import argparse
+import json
+import os
+import re
+import sys
+
+ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+# Text in stream output (stdout or stderr) that means a failure without an error output.
+STREAM_ERRORS = [
+    (re.compile(r"Could not resolve dependencies.*"), "failed %dependency"),
+    (re.compile(r'^Exception in thread ".*', re.M), "uncaught exception in a thread"),
+]
+
+LOAD = re.compile(r"^\s*%load\s+(.+?)\s*$", re.M)
+MAX_MESSAGE_LINES = 8
+
+
+def text(value):
+    """Notebook text fields are a string or a list of strings."""
+    return value if isinstance(value, str) else "".join(value)
+
+
+def clean(s):
+    return ANSI.sub("", s).replace("\r", "")
+
+
+def first_line(source):
+    for line in source.splitlines():
+        if line.strip():
+            return line.strip()
+    return ""
+
+
+def error_message(output):
+    """ename/evalue and the traceback that rapaio fills with the useful part (compile errors)."""
+    lines = []
+    for entry in output.get("traceback", []):
+        lines.extend(clean(entry).splitlines())
+    # Frames of the kernel itself (for magics, incomplete code) say nothing about the notebook.
+    lines = [line.rstrip() for line in lines
+             if line.strip() and not line.strip().startswith("at org.rapaio.jupyter.")]
+    evalue = output.get("evalue", "")
+    if not lines or (evalue and evalue not in "\n".join(lines)):
+        lines.insert(0, "%s: %s" % (output.get("ename", "error"), evalue))
+    if len(lines) > MAX_MESSAGE_LINES:
+        lines = lines[:MAX_MESSAGE_LINES] + ["... (%d more lines)" % (len(lines) - MAX_MESSAGE_LINES)]
+    return "\n".join(lines)
+
+
+def load_target(arg):
+    arg = arg.strip()
+    if len(arg) >= 2 and arg[0] == arg[-1] and arg[0] in "\"'":
+        arg = arg[1:-1]
+    return os.path.expanduser(arg)
+
+
+def check(nb, source_dir):
+    problems = []  # (cell number, execution count, first line, message)
+    for number, cell in enumerate(nb.get("cells", []), start=1):
+        if cell.get("cell_type") != "code":
+            continue
+        source = text(cell.get("source", ""))
+        expected_error = "raises-exception" in cell.get("metadata", {}).get("tags", [])
+
+        def report(message):
+            problems.append((number, cell.get("execution_count"), first_line(source), message))
+
+        for match in LOAD.finditer(source):
+            path = load_target(match.group(1))
+            if not os.path.isabs(path):
+                path = os.path.join(source_dir, path)
+            if not os.path.exists(path):
+                report("%%load: file not found: %s (the kernel ignores this silently)" % match.group(1))
+
+        for output in cell.get("outputs", []):
+            kind = output.get("output_type")
+            if kind == "error" and not expected_error:
+                report(error_message(output))
+            elif kind == "stream":
+                body = clean(text(output.get("text", "")))
+                for pattern, what in STREAM_ERRORS:
+                    found = pattern.search(body)
+                    if found:
+                        report("%s (%s): %s" % (what, output.get("name", "stream"), found.group(0).strip()))
+    return problems
+
+
+def relativize(nb, directory):
+    """Removes "DIR/" from text outputs, keeping each field's form (string or list of lines)."""
+    prefix = os.path.abspath(directory).rstrip(os.sep) + os.sep
+    changed = False
+
+    def strip(value):
+        nonlocal changed
+        if isinstance(value, str) and prefix in value:
+            changed = True
+            return value.replace(prefix, "")
+        if isinstance(value, list):
+            return [strip(item) for item in value]
+        return value
+
+    for cell in nb.get("cells", []):
+        for output in cell.get("outputs", []):
+            if "text" in output:
+                output["text"] = strip(output["text"])
+            for mime, value in output.get("data", {}).items():
+                if mime.startswith("text/"):
+                    output["data"][mime] = strip(value)
+            if "traceback" in output:
+                output["traceback"] = strip(output["traceback"])
+    return changed
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("notebook")
+    parser.add_argument("--source-dir", help="folder of the source notebook (for %%load paths)")
+    parser.add_argument("--relativize", metavar="DIR", help="strip the absolute path DIR/ from outputs")
+    args = parser.parse_args()
+    try:
+        with open(args.notebook, encoding="utf-8") as f:
+            nb = json.load(f)
+    except (OSError, ValueError) as e:
+        print("cannot read %s: %s" % (args.notebook, e))
+        return 2
+
+    if args.relativize and relativize(nb, args.relativize):
+        with open(args.notebook, "w", encoding="utf-8") as f:
+            json.dump(nb, f, indent=1, sort_keys=True, ensure_ascii=False)  # as nbformat writes
+            f.write("\n")
+
+    source_dir = args.source_dir or os.path.dirname(os.path.abspath(args.notebook))
+    problems = check(nb, source_dir)
+    for number, count, line, message in problems:
+        print("  cell %d (In [%s]): %s" % (number, count if count is not None else " ", line))
+        for message_line in message.splitlines():
+            print("      " + message_line)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

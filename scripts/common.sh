@@ -1,0 +1,31 @@
+# Shared settings for the scripts in this folder; sourced, never run on its own.
+#
+# Defines:
+#   ROOT            repository root (found from this file's location, not from the current directory)
+#   KERNEL_NAME     name of the project-local Jupyter kernel (notebook metadata: kernelspec.name)
+#   KERNEL_DIR      where setup.sh installs it: build/jupyter/kernels/$KERNEL_NAME
+#   PY              Python interpreter for helper scripts (Debian's /usr/bin/python3 when present)
+# and exports the Jupyter variables that make Jupyter use the project-local kernel and keep its
+# runtime files (connection files) inside build/ instead of ~/.local.
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+
+KERNEL_NAME=java
+RAPAIO_VERSION=3.0.1
+KERNEL_DIR="$ROOT/build/jupyter/kernels/$KERNEL_NAME"
+KERNEL_JAR="rapaio-jupyter-kernel-$RAPAIO_VERSION.jar"
+
+# Debian's Jupyter lives in /usr/bin/python3; a pyenv/venv python3 first on PATH may lack it.
+if [[ -x /usr/bin/python3 ]]; then
+    PY=/usr/bin/python3
+else
+    PY="$(command -v python3 || true)"
+fi
+
+export JUPYTER_PATH="$ROOT/build/jupyter${JUPYTER_PATH:+:$JUPYTER_PATH}"
+export JUPYTER_RUNTIME_DIR="$ROOT/build/jupyter/runtime"
+# ipykernel's debugger prints a frozen-modules warning whenever kernelspecs are listed.
+export PYDEVD_DISABLE_FILE_VALIDATION=1
+
+log() { printf '%s\n' "$*"; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }

@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# Executes notebooks with the project-local Java kernel and checks their outputs for errors.
+#
+#   scripts/run-notebooks.sh [--full | --record] [--no-html] [NOTEBOOK.ipynb ...]
+#
+# Default ("smoke"): small, fast settings: DATASET_LIMIT=512 and MAX_EPOCH=1 unless already set.
+#   Executed notebooks, their HTML and logs go to build/notebooks/; the sources are never touched.
+# --full    no DATASET_LIMIT/MAX_EPOCH defaults (values already in the environment are still used),
+#           no per-cell timeout unless CELL_TIMEOUT is set.
+# --record  re-records the saved outputs: runs with DATASET_LIMIT=$RECORD_DATASET_LIMIT (6000) and
+#           MAX_EPOCH=$RECORD_MAX_EPOCH (3) (set one empty for no limit), and copies each executed notebook over its source in
+#           notebooks/ only if it passed. Absolute paths of this checkout are removed from outputs.
+# --no-html skip the HTML export.
+# Without NOTEBOOK arguments, every notebooks/*.ipynb runs (in name order).
+#
+# All notebooks run, even after a failure; for each failure the notebook, cell (number, execution
+# count, first source line) and error message are printed. The last line is
+# "notebooks: N passed, M failed". Exit status 1 if any failed or none were found.
+#
+# Every cell runs even after an error (nbconvert allow_errors), so the HTML shows the whole notebook;
+# scripts/check_outputs.py then decides: error outputs (except in cells tagged raises-exception),
+# rapaio's stream messages for failures that have no error status, and %load of missing files.
+# A kernel that hangs at start-up (rapaio 3.0.1 does, 5-15 % of starts here) is retried.
+#
+# Environment:
+#   CELL_TIMEOUT          seconds per cell (default 1800; --record 3600; --full none)
+#   KERNEL_START_TIMEOUT  seconds to wait for the kernel's first answer (default 30; a normal start
+#                         takes 1.5-4 s, a hung one never answers)
+#   KERNEL_START_RETRIES  new attempts after a start-up hang (default 3)
+#   DATASET_LIMIT, MAX_EPOCH, RECORD_DATASET_LIMIT, RECORD_MAX_EPOCH: see above
+#   D2L_PROGRESS          progress bars in the executed notebooks (default false)
+# Run scripts/setup.sh first (scripts/test.sh does).
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+mode=smoke
+html=1
+notebooks=()
+for arg in "$@"; do
+    case "$arg" in
+        --full) mode=full ;;
+        --record) mode=record ;;
+        --no-html) html=0 ;;
+        -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+        -*) die "unknown option $arg (see --help)" ;;
+        *) [[ -f "$arg" ]] || die "no such notebook: $arg"
+           notebooks+=("$(cd "$(dirname "$arg")" && pwd)/$(basename "$arg")") ;;
+    esac
+done
+if ((${#notebooks[@]} == 0)); then
+    for nb in "$ROOT"/notebooks/*.ipynb; do
+        [[ -f "$nb" ]] && notebooks+=("$nb")
+    done
+fi
+
+case "$mode" in
+    smoke)
+        export DATASET_LIMIT="${DATASET_LIMIT:-512}" MAX_EPOCH="${MAX_EPOCH:-1}"
+        cell_timeout="${CELL_TIMEOUT:-1800}" ;;
+    record)
+        export DATASET_LIMIT="${RECORD_DATASET_LIMIT-6000}" MAX_EPOCH="${RECORD_MAX_EPOCH-3}"
+        cell_timeout="${CELL_TIMEOUT:-3600}" ;;
+    full)
+        cell_timeout="${CELL_TIMEOUT:--1}" ;;
+esac
+# The per-epoch progress bar is for people watching; executed outputs keep only the results.
+export D2L_PROGRESS="${D2L_PROGRESS:-false}"
+start_timeout="${KERNEL_START_TIMEOUT:-30}"
+start_attempts=$((${KERNEL_START_RETRIES:-3} + 1))
+
+[[ -f "$KERNEL_DIR/kernel.json" ]] || die "kernel not installed in $KERNEL_DIR: run scripts/setup.sh first"
+[[ -n "$PY" ]] || die "no python3 found for scripts/check_outputs.py"
+if ((${#notebooks[@]} == 0)); then
+    log "No notebooks found in notebooks/."
+    log "notebooks: 0 passed, 0 failed"
+    exit 1
+fi
+
+OUT="$ROOT/build/notebooks"
+mkdir -p "$OUT" "$JUPYTER_RUNTIME_DIR"
+log "Running ${#notebooks[@]} notebook(s), mode $mode: DATASET_LIMIT=${DATASET_LIMIT:-<unset>}" \
+    "MAX_EPOCH=${MAX_EPOCH:-<unset>}, cell timeout ${cell_timeout}s, output in ${OUT#"$ROOT"/}/"
+
+# Wall-clock time with 0.1 s resolution (EPOCHREALTIME: bash >= 5; else whole seconds).
+now() { local t="${EPOCHREALTIME:-$SECONDS}"; echo "${t/,/.}"; }
+since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+
+# Kernel start-up hangs, as nbclient/jupyter_client report them (nothing else is retried).
+START_HANG='Kernel didn.t respond in [0-9]+ seconds|Kernel died before replying to kernel_info|Timeout waiting for kernel_info'
+
+# execute NOTEBOOK NAME LOG: nbconvert with the kernel named in the notebook (java), into $OUT/NAME.
+execute() {
+    jupyter nbconvert --to notebook --execute \
+        --ExecutePreprocessor.allow_errors=True \
+        --ExecutePreprocessor.timeout="$cell_timeout" \
+        --ExecutePreprocessor.startup_timeout="$start_timeout" \
+        --ExecutePreprocessor.shutdown_kernel=immediate \
+        --ExecutePreprocessor.record_timing=False \
+        --output-dir "$OUT" --output "$2" "$1" >>"$3" 2>&1
+}
+
+# Last exception line of a failed nbconvert run and what follows it (cell preview of a timeout).
+nbconvert_error() {
+    grep -v '^\[[0-9-]* [0-9:]*\] \[INFO' "$1" |
+        awk '/^[A-Za-z_][A-Za-z0-9_.]*(Error|Exception|Interrupt)(: |$)/ { buf = "" ; on = 1 }
+             on { buf = buf "      " $0 "\n" }
+             END { printf "%s", buf }' | head -n 20
+}
+
+passed=0
+failed=0
+failed_names=()
+suite_start=$(now)
+for nb in "${notebooks[@]}"; do
+    name="$(basename "$nb" .ipynb)"
+    logfile="$OUT/$name.log"
+    : >"$logfile"
+    rm -f "$OUT/$name.ipynb" "$OUT/$name.html"
+    start=$(now)
+    attempt=1
+    ok=1
+    while :; do
+        echo "=== attempt $attempt: $(date '+%F %T')" >>"$logfile"
+        if execute "$nb" "$name.ipynb" "$logfile"; then
+            break
+        fi
+        if tail -n 30 "$logfile" | grep -Eq "$START_HANG" && ((attempt < start_attempts)); then
+            log "  $name: kernel hung at start-up, retrying (attempt $((attempt + 1)) of $start_attempts)"
+            attempt=$((attempt + 1))
+            continue
+        fi
+        ok=0
+        break
+    done
+    exec_time=$(since "$start")
+
+    report=""
+    if ((ok)); then
+        check_args=(--source-dir "$(dirname "$nb")")
+        [[ "$mode" == record ]] && check_args+=(--relativize "$ROOT")
+        report="$("$PY" "$ROOT/scripts/check_outputs.py" "$OUT/$name.ipynb" "${check_args[@]}")" || ok=0
+    else
+        report="  nbconvert failed (log: ${logfile#"$ROOT"/}):
+$(nbconvert_error "$logfile")"
+    fi
+    if ((html)) && [[ -f "$OUT/$name.ipynb" ]]; then
+        jupyter nbconvert --to html --output-dir "$OUT" "$OUT/$name.ipynb" >>"$logfile" 2>&1 ||
+            log "  $name: HTML export failed (see ${logfile#"$ROOT"/})"
+    fi
+
+    retries=""
+    ((attempt > 1)) && retries=", $((attempt - 1)) start-up retr$( ((attempt == 2)) && echo y || echo ies)"
+    if ((ok)); then
+        passed=$((passed + 1))
+        if [[ "$mode" == record ]]; then
+            cp "$OUT/$name.ipynb" "$nb"
+            log "PASS $name (${exec_time}s$retries) -> recorded into ${nb#"$ROOT"/}"
+        else
+            log "PASS $name (${exec_time}s$retries)"
+        fi
+    else
+        failed=$((failed + 1))
+        failed_names+=("$name")
+        log "FAIL $name (${exec_time}s$retries): ${nb#"$ROOT"/}"
+        log "$report"
+    fi
+done
+
+log "Total time $(since "$suite_start")s.${failed_names[0]+ Failed: ${failed_names[*]}}"
+log "notebooks: $passed passed, $failed failed"
+((failed == 0))

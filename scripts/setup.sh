@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# Prepares everything the notebooks need; safe to run any number of times.
+#
+#   scripts/setup.sh
+#
+# 1. Jupyter (Debian packages) and the Fashion-MNIST files: installed with apt-get when run as root,
+#    otherwise the exact `sudo apt-get install ...` command is printed.
+# 2. Checks for a JDK >= 17 (JAVA_HOME/bin/java, else java on PATH) and Maven >= 3.8.
+# 3. Builds the support jar support-lib/target/d2l-multigpu.jar (+ target/lib, which its manifest
+#    Class-Path lists), so one notebook cell `%jars ../support-lib/target/d2l-multigpu.jar` loads it all.
+# 4. Installs the Java kernel (rapaio-jupyter-kernel from Maven Central) as a project-local kernelspec
+#    build/jupyter/kernels/java (found through JUPYTER_PATH=build/jupyter; nothing goes to ~/.local).
+#
+# Environment:
+#   MVN_ARGS          extra Maven arguments, e.g. "-o" (offline) or "-Dgpu" (no bundled CPU natives)
+#   KERNEL_JAVA_OPTS  extra JVM options for the kernel process, e.g. "-Xmx8g"
+#   JAVA_HOME         JDK to build with and to run the kernel on (default: java on PATH)
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+DEBIAN_JUPYTER_PACKAGES=(jupyter-notebook jupyter-nbconvert python3-nbclient jupyter-client python3-ipykernel)
+DATASET_PACKAGE=dataset-fashion-mnist
+DATASET_FILE=/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz
+read -ra MVN_EXTRA <<<"${MVN_ARGS:-}"
+
+# --- 1. Jupyter and data -------------------------------------------------------------------------
+jupyter_ok() {
+    command -v jupyter >/dev/null 2>&1 &&
+        jupyter nbconvert --version >/dev/null 2>&1 &&
+        jupyter notebook --version >/dev/null 2>&1
+}
+
+missing=()
+jupyter_ok || missing+=("${DEBIAN_JUPYTER_PACKAGES[@]}")
+[[ -f "$DATASET_FILE" ]] || missing+=("$DATASET_PACKAGE")
+
+if ((${#missing[@]})); then
+    if [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null 2>&1; then
+        log "Installing Debian packages: ${missing[*]}"
+        apt-get update
+        DEBIAN_FRONTEND=noninteractive apt-get install -y "${missing[@]}"
+    elif ! jupyter_ok; then
+        die "Jupyter is missing. Install it with:
+    sudo apt-get install ${DEBIAN_JUPYTER_PACKAGES[*]} $DATASET_PACKAGE
+(Debian/Ubuntu; elsewhere install Jupyter Notebook and nbconvert, e.g. with pip or conda)"
+    else
+        log "warning: Fashion-MNIST files not found ($DATASET_FILE). Install them with:"
+        log "    sudo apt-get install $DATASET_PACKAGE"
+    fi
+fi
+jupyter_ok || die "jupyter (notebook, nbconvert) still not usable after installation"
+
+# --- 2. JDK and Maven ----------------------------------------------------------------------------
+if [[ -n "${JAVA_HOME:-}" && -x "$JAVA_HOME/bin/java" ]]; then
+    JAVA="$JAVA_HOME/bin/java"
+else
+    JAVA="$(command -v java || true)"
+fi
+[[ -n "$JAVA" ]] || die "no java found. Install a JDK >= 17, e.g.: sudo apt-get install openjdk-17-jdk-headless"
+java_version="$("$JAVA" -XshowSettings:properties -version 2>&1 |
+    sed -n 's/^ *java\.specification\.version = //p')"
+java_major="${java_version#1.}"
+java_major="${java_major%%.*}"
+if [[ -z "$java_major" || "$java_major" -lt 17 ]]; then
+    die "$JAVA is Java ${java_version:-?}; a JDK >= 17 is needed, e.g.: sudo apt-get install openjdk-17-jdk-headless (or set JAVA_HOME)"
+fi
+"$JAVA" --list-modules 2>/dev/null | grep -q '^jdk\.jshell@' ||
+    die "$JAVA is a JRE without jdk.jshell; the kernel needs a full JDK (e.g. openjdk-17-jdk-headless)"
+
+command -v mvn >/dev/null 2>&1 || die "Maven is missing. Install Maven >= 3.8, e.g.: sudo apt-get install maven"
+mvn_version="$(mvn -B --version 2>/dev/null | sed 's/\x1b\[[0-9;]*m//g' |
+    sed -n 's/^Apache Maven \([0-9][0-9.]*\).*/\1/p')"
+if [[ -z "$mvn_version" || "$(printf '%s\n' 3.8 "$mvn_version" | sort -V | head -n1)" != 3.8 ]]; then
+    die "Maven ${mvn_version:-?} found; Maven >= 3.8 is needed (https://maven.apache.org/download.cgi)"
+fi
+
+# --- 3. Support jar ------------------------------------------------------------------------------
+log "Building the support jar (mvn -q -B -DskipTests ${MVN_ARGS:-} package) ..."
+(cd "$ROOT" && mvn -q -B -DskipTests ${MVN_EXTRA[@]+"${MVN_EXTRA[@]}"} package)
+SUPPORT_JAR="$ROOT/support-lib/target/d2l-multigpu.jar"
+[[ -f "$SUPPORT_JAR" ]] || die "build finished but $SUPPORT_JAR is missing"
+
+# --- 4. Project-local Java kernel ----------------------------------------------------------------
+mkdir -p "$KERNEL_DIR" "$JUPYTER_RUNTIME_DIR"
+find "$KERNEL_DIR" -maxdepth 1 -name 'rapaio-jupyter-kernel-*.jar' ! -name "$KERNEL_JAR" -delete
+if [[ ! -f "$KERNEL_DIR/$KERNEL_JAR" ]]; then
+    log "Fetching io.github.padreati:rapaio-jupyter-kernel:$RAPAIO_VERSION ..."
+    # Run where there is no pom.xml, so that the goal does not run once per module.
+    (cd "$KERNEL_DIR" && mvn -q -B ${MVN_EXTRA[@]+"${MVN_EXTRA[@]}"} \
+        org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy \
+        -Dartifact="io.github.padreati:rapaio-jupyter-kernel:$RAPAIO_VERSION" \
+        -DoutputDirectory="$KERNEL_DIR")
+fi
+
+# The kernel runs notebook code in its own JVM (JShell with local execution), so these JVM options
+# apply to the notebook code too: native access for DJL/JNA (silences JDK 22+ warnings; accepted by
+# 17), and the same thread stack size as the unit tests.
+read -ra kernel_java_opts <<<"--enable-native-access=ALL-UNNAMED -Xss4m ${KERNEL_JAVA_OPTS:-}"
+JAVA="$JAVA" KERNEL_DIR="$KERNEL_DIR" KERNEL_JAR="$KERNEL_JAR" RAPAIO_VERSION="$RAPAIO_VERSION" \
+    "$PY" - "${kernel_java_opts[@]}" <<'EOF'
+import json, os, sys
+spec = {
+    "argv": [os.environ["JAVA"], *sys.argv[1:], "-jar",
+             "{resource_dir}/" + os.environ["KERNEL_JAR"], "{connection_file}"],
+    "display_name": "Java (rapaio %s)" % os.environ["RAPAIO_VERSION"],
+    "language": "java",
+    "interrupt_mode": "message",
+    "env": {
+        "RJK_CLASSPATH": "",
+        "RJK_COMPILER_OPTIONS": "",
+        "RJK_INIT_SCRIPT": "",
+        "RJK_TIMEOUT_MILLIS": "-1",
+        "RJK_MIMA_CACHE": "mima_cache",
+    },
+}
+path = os.path.join(os.environ["KERNEL_DIR"], "kernel.json")
+with open(path + ".tmp", "w") as f:
+    json.dump(spec, f, indent=2)
+    f.write("\n")
+os.replace(path + ".tmp", path)
+EOF
+
+jupyter kernelspec list --json 2>/dev/null |
+    "$PY" -c 'import json, os, sys; sys.exit(json.load(sys.stdin)["kernelspecs"].get(sys.argv[1], {}).get("resource_dir") != sys.argv[2])' \
+        "$KERNEL_NAME" "$KERNEL_DIR" ||
+    die "Jupyter does not see the kernel in $KERNEL_DIR (JUPYTER_PATH=$JUPYTER_PATH)"
+
+log "Setup done:
+  java         $JAVA (Java $java_version)
+  maven        $mvn_version
+  support jar  ${SUPPORT_JAR#"$ROOT"/} ($(find "$ROOT/support-lib/target/lib" -name '*.jar' | wc -l) jars in target/lib)
+  kernel       '$KERNEL_NAME' ($KERNEL_JAR) in ${KERNEL_DIR#"$ROOT"/}; use JUPYTER_PATH=$ROOT/build/jupyter
+  data         $([[ -f "$DATASET_FILE" ]] && echo "$(dirname "$DATASET_FILE")" || echo "Fashion-MNIST files missing")"

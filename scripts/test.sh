@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# The project's test command: setup, unit tests, then every notebook in smoke settings.
+#
+#   scripts/test.sh [run-notebooks.sh options and notebooks]
+#
+# 1. scripts/setup.sh                (Jupyter, JDK/Maven checks, support jar, kernel)
+# 2. mvn -B $MVN_ARGS test           (unit tests of support-lib, output shown)
+# 3. scripts/run-notebooks.sh "$@"   (smoke: DATASET_LIMIT=512, MAX_EPOCH=1 unless set)
+# Stops at the first step that fails; exit status non-zero on any failure.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+read -ra MVN_EXTRA <<<"${MVN_ARGS:-}"
+
+log "==> setup"
+"$ROOT/scripts/setup.sh"
+
+log "==> unit tests: mvn -B ${MVN_ARGS:-} test"
+(cd "$ROOT" && mvn -B ${MVN_EXTRA[@]+"${MVN_EXTRA[@]}"} test)
+
+log "==> notebooks"
+"$ROOT/scripts/run-notebooks.sh" "$@"
