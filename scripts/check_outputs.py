@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Checks an executed notebook for errors that Jupyter's exit status does not show.
 
-    check_outputs.py EXECUTED.ipynb [--source-dir DIR] [--relativize DIR]
+    check_outputs.py EXECUTED.ipynb [--source-dir DIR] [--relativize DIR]...
 
 Notebooks are executed with errors allowed (so that the whole notebook and its HTML are kept), and
 the rapaio Java kernel reports some failures without an error status at all. This script reports:
@@ -14,12 +14,14 @@ the rapaio Java kernel reports some failures without an error status at all. Thi
   * `%load FILE` of a file that does not exist: rapaio ignores it silently (no output at all), so the
     file is looked up relative to the source notebook's folder (--source-dir, default: the notebook's).
 
-For each problem it prints the cell number, execution count, first source line and the message.
+For each problem (the first 5) it prints the cell number, execution count, first source line and the
+message.
 Exit status: 0 when clean, 1 when problems were found, 2 on bad usage or an unreadable notebook.
 
---relativize DIR rewrites the absolute path DIR/ out of text outputs (rapaio prints absolute jar paths,
+--relativize DIR removes the absolute path DIR/ from text outputs (rapaio prints absolute jar paths,
 e.g. "Add /home/me/repo/notebooks/../support-lib/..."), so that recorded outputs do not depend on
-where the repository was checked out; the notebook is then saved in place.
+where the repository was checked out; several may be given (applied in order: the notebook's folder
+first, then the repository root); the notebook is then saved in place.
 
 Standard library only: runs with any Python 3.
 """
@@ -39,6 +41,7 @@ STREAM_ERRORS = [
 
 LOAD = re.compile(r"^\s*%load\s+(.+?)\s*$", re.M)
 MAX_MESSAGE_LINES = 8
+MAX_PROBLEMS = 5  # later cells often only fail because of the first failure
 
 
 def text(value):
@@ -141,7 +144,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("notebook")
     parser.add_argument("--source-dir", help="folder of the source notebook (for %%load paths)")
-    parser.add_argument("--relativize", metavar="DIR", help="strip the absolute path DIR/ from outputs")
+    parser.add_argument("--relativize", metavar="DIR", action="append", default=[],
+                        help="strip the absolute path DIR/ from outputs (repeatable)")
     args = parser.parse_args()
     try:
         with open(args.notebook, encoding="utf-8") as f:
@@ -150,17 +154,22 @@ def main():
         print("cannot read %s: %s" % (args.notebook, e))
         return 2
 
-    if args.relativize and relativize(nb, args.relativize):
+    changed = False
+    for directory in args.relativize:
+        changed = relativize(nb, directory) or changed
+    if changed:
         with open(args.notebook, "w", encoding="utf-8") as f:
             json.dump(nb, f, indent=1, sort_keys=True, ensure_ascii=False)  # as nbformat writes
             f.write("\n")
 
     source_dir = args.source_dir or os.path.dirname(os.path.abspath(args.notebook))
     problems = check(nb, source_dir)
-    for number, count, line, message in problems:
+    for number, count, line, message in problems[:MAX_PROBLEMS]:
         print("  cell %d (In [%s]): %s" % (number, count if count is not None else " ", line))
         for message_line in message.splitlines():
             print("      " + message_line)
+    if len(problems) > MAX_PROBLEMS:
+        print("  ... and %d more problems in later cells" % (len(problems) - MAX_PROBLEMS))
     return 1 if problems else 0
 
 

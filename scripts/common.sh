@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034  # sourced: the variables are used by the sourcing scripts
 # Shared settings for the scripts in this folder; sourced, never run on its own.
 #
 # Defines:
@@ -5,8 +6,9 @@
 #   KERNEL_NAME     name of the project-local Jupyter kernel (notebook metadata: kernelspec.name)
 #   KERNEL_DIR      where setup.sh installs it: build/jupyter/kernels/$KERNEL_NAME
 #   PY              Python interpreter for helper scripts (Debian's /usr/bin/python3 when present)
-# and exports the Jupyter variables that make Jupyter use the project-local kernel and keep its
-# runtime files (connection files) inside build/ instead of ~/.local.
+# and exports the Jupyter variables that make Jupyter use the project-local kernel (JUPYTER_PATH comes
+# first in Jupyter's search path) and keep its runtime files (connection files) inside build/ instead
+# of ~/.local; isolate_jupyter() moves the rest of Jupyter's state there too.
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
@@ -22,8 +24,19 @@ else
     PY="$(command -v python3 || true)"
 fi
 
-export JUPYTER_PATH="$ROOT/build/jupyter${JUPYTER_PATH:+:$JUPYTER_PATH}"
+case ":${JUPYTER_PATH:-}:" in
+    ":$ROOT/build/jupyter:"*) ;; # already first (a script called by another)
+    *) export JUPYTER_PATH="$ROOT/build/jupyter${JUPYTER_PATH:+:$JUPYTER_PATH}" ;;
+esac
 export JUPYTER_RUNTIME_DIR="$ROOT/build/jupyter/runtime"
+# Non-interactive runs (setup, notebook runs) also keep Jupyter's and IPython's own state in build/jupyter
+# and ignore the user's Jupyter configuration, for repeatable runs; serve.sh keeps the user's.
+isolate_jupyter() {
+    export JUPYTER_CONFIG_DIR="$ROOT/build/jupyter/config"
+    export JUPYTER_DATA_DIR="$ROOT/build/jupyter/data"
+    export IPYTHONDIR="$ROOT/build/jupyter/ipython"
+}
+
 # ipykernel's debugger prints a frozen-modules warning whenever kernelspecs are listed.
 export PYDEVD_DISABLE_FILE_VALIDATION=1
 

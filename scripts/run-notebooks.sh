@@ -8,10 +8,11 @@
 # --full    no DATASET_LIMIT/MAX_EPOCH defaults (values already in the environment are still used),
 #           no per-cell timeout unless CELL_TIMEOUT is set.
 # --record  re-records the saved outputs: runs with DATASET_LIMIT=$RECORD_DATASET_LIMIT (6000) and
-#           MAX_EPOCH=$RECORD_MAX_EPOCH (3) (set one empty for no limit), and copies each executed notebook over its source in
+#           MAX_EPOCH=$RECORD_MAX_EPOCH (3) (an empty value means no limit), and copies each executed notebook over its source in
 #           notebooks/ only if it passed. Absolute paths of this checkout are removed from outputs.
 # --no-html skip the HTML export.
-# Without NOTEBOOK arguments, every notebooks/*.ipynb runs (in name order).
+# Without NOTEBOOK arguments, every notebooks/*.ipynb runs (in name order) and build/notebooks/ is
+# emptied first.
 #
 # All notebooks run, even after a failure; for each failure the notebook, cell (number, execution
 # count, first source line) and error message are printed. The last line is
@@ -20,18 +21,20 @@
 # Every cell runs even after an error (nbconvert allow_errors), so the HTML shows the whole notebook;
 # scripts/check_outputs.py then decides: error outputs (except in cells tagged raises-exception),
 # rapaio's stream messages for failures that have no error status, and %load of missing files.
-# A kernel that hangs at start-up (rapaio 3.0.1 does, 5-15 % of starts here) is retried.
+# A kernel that hangs at start-up (rapaio 3.0.1 does in 10-20 % of starts here) is retried.
 #
 # Environment:
 #   CELL_TIMEOUT          seconds per cell (default 1800; --record 3600; --full none)
-#   KERNEL_START_TIMEOUT  seconds to wait for the kernel's first answer (default 30; a normal start
-#                         takes 1.5-4 s, a hung one never answers)
-#   KERNEL_START_RETRIES  new attempts after a start-up hang (default 3)
-#   DATASET_LIMIT, MAX_EPOCH, RECORD_DATASET_LIMIT, RECORD_MAX_EPOCH: see above
+#   KERNEL_START_TIMEOUT  seconds to wait for the kernel's first answer (default 20; a normal start
+#                         answers in 1-4 s, a hung one never does)
+#   KERNEL_START_RETRIES  new attempts after a start-up hang (default 4)
 #   D2L_PROGRESS          progress bars in the executed notebooks (default false)
+#   DATASET_LIMIT, MAX_EPOCH, RECORD_DATASET_LIMIT, RECORD_MAX_EPOCH: see above
 # Run scripts/setup.sh first (scripts/test.sh does).
 set -euo pipefail
+# shellcheck source=scripts/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+isolate_jupyter
 
 mode=smoke
 html=1
@@ -47,7 +50,9 @@ for arg in "$@"; do
            notebooks+=("$(cd "$(dirname "$arg")" && pwd)/$(basename "$arg")") ;;
     esac
 done
+all=0
 if ((${#notebooks[@]} == 0)); then
+    all=1
     for nb in "$ROOT"/notebooks/*.ipynb; do
         [[ -f "$nb" ]] && notebooks+=("$nb")
     done
@@ -65,8 +70,8 @@ case "$mode" in
 esac
 # The per-epoch progress bar is for people watching; executed outputs keep only the results.
 export D2L_PROGRESS="${D2L_PROGRESS:-false}"
-start_timeout="${KERNEL_START_TIMEOUT:-30}"
-start_attempts=$((${KERNEL_START_RETRIES:-3} + 1))
+start_timeout="${KERNEL_START_TIMEOUT:-20}"
+start_attempts=$((${KERNEL_START_RETRIES:-4} + 1))
 
 [[ -f "$KERNEL_DIR/kernel.json" ]] || die "kernel not installed in $KERNEL_DIR: run scripts/setup.sh first"
 [[ -n "$PY" ]] || die "no python3 found for scripts/check_outputs.py"
@@ -77,9 +82,14 @@ if ((${#notebooks[@]} == 0)); then
 fi
 
 OUT="$ROOT/build/notebooks"
+if ((all)); then
+    rm -rf "$OUT" # no results of notebooks that no longer exist
+fi
 mkdir -p "$OUT" "$JUPYTER_RUNTIME_DIR"
+timeout_text=none
+((cell_timeout > 0)) && timeout_text="${cell_timeout}s"
 log "Running ${#notebooks[@]} notebook(s), mode $mode: DATASET_LIMIT=${DATASET_LIMIT:-<unset>}" \
-    "MAX_EPOCH=${MAX_EPOCH:-<unset>}, cell timeout ${cell_timeout}s, output in ${OUT#"$ROOT"/}/"
+    "MAX_EPOCH=${MAX_EPOCH:-<unset>}, cell timeout $timeout_text, output in ${OUT#"$ROOT"/}/"
 
 # Wall-clock time with 0.1 s resolution (EPOCHREALTIME: bash >= 5; else whole seconds).
 now() { local t="${EPOCHREALTIME:-$SECONDS}"; echo "${t/,/.}"; }
@@ -137,7 +147,9 @@ for nb in "${notebooks[@]}"; do
     report=""
     if ((ok)); then
         check_args=(--source-dir "$(dirname "$nb")")
-        [[ "$mode" == record ]] && check_args+=(--relativize "$ROOT")
+        if [[ "$mode" == record ]]; then
+            check_args+=(--relativize "$(dirname "$nb")" --relativize "$ROOT")
+        fi
         report="$("$PY" "$ROOT/scripts/check_outputs.py" "$OUT/$name.ipynb" "${check_args[@]}")" || ok=0
     else
         report="  nbconvert failed (log: ${logfile#"$ROOT"/}):
@@ -149,7 +161,9 @@ $(nbconvert_error "$logfile")"
     fi
 
     retries=""
-    ((attempt > 1)) && retries=", $((attempt - 1)) start-up retr$( ((attempt == 2)) && echo y || echo ies)"
+    if ((attempt > 1)); then
+        retries=", start-up retries: $((attempt - 1))"
+    fi
     if ((ok)); then
         passed=$((passed + 1))
         if [[ "$mode" == record ]]; then

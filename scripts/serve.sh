@@ -3,20 +3,27 @@
 #
 #   scripts/serve.sh [extra jupyter notebook options]
 #   PORT=9999 scripts/serve.sh
-#   scripts/serve.sh --ip=0.0.0.0            # in a container: listen on all interfaces
-#   scripts/serve.sh --ip=0.0.0.0 --allow-root   # ... and as root (Docker image)
+#   scripts/serve.sh --ip=0.0.0.0      # in a container: listen on all interfaces, not just localhost
 #
 # Runs scripts/setup.sh first (idempotent: builds the support jar, installs the kernel), then
 # `jupyter notebook --no-browser` on port $PORT (default 8888; fails if that port is taken). Jupyter
-# prints the URL with its access token. The kernel is found through JUPYTER_PATH=build/jupyter; the
-# notebook code sees your environment (e.g. DATASET_LIMIT, MAX_EPOCH) as it is.
+# prints the URL with its access token. Run as root (containers), it adds --allow-root, which Jupyter
+# demands then. The kernel is found through JUPYTER_PATH=build/jupyter; the notebook code sees your
+# environment (e.g. DATASET_LIMIT, MAX_EPOCH) as it is.
+# rapaio 3.0.1 sometimes hangs at start-up (the notebook stays "Connecting to kernel"/busy and runs
+# nothing): use Kernel > Restart.
 set -euo pipefail
+# shellcheck source=scripts/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 "$ROOT/scripts/setup.sh"
 
 PORT="${PORT:-8888}"
+extra=()
+if [[ $(id -u) -eq 0 ]]; then
+    extra+=(--allow-root)
+fi
 log ""
 log "Starting Jupyter Notebook on port $PORT (kernel '$KERNEL_NAME'); open the http://127.0.0.1:$PORT/?token=... URL printed below."
 exec jupyter notebook --no-browser --port="$PORT" --port-retries=0 \
-    --notebook-dir="$ROOT/notebooks" "$@"
+    --notebook-dir="$ROOT/notebooks" ${extra[@]+"${extra[@]}"} "$@"

@@ -16,7 +16,9 @@
 #   KERNEL_JAVA_OPTS  extra JVM options for the kernel process, e.g. "-Xmx8g"
 #   JAVA_HOME         JDK to build with and to run the kernel on (default: java on PATH)
 set -euo pipefail
+# shellcheck source=scripts/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+isolate_jupyter
 
 DEBIAN_JUPYTER_PACKAGES=(jupyter-notebook jupyter-nbconvert python3-nbclient jupyter-client python3-ipykernel)
 DATASET_PACKAGE=dataset-fashion-mnist
@@ -130,4 +132,4 @@ log "Setup done:
   maven        $mvn_version
   support jar  ${SUPPORT_JAR#"$ROOT"/} ($(find "$ROOT/support-lib/target/lib" -name '*.jar' | wc -l) jars in target/lib)
   kernel       '$KERNEL_NAME' ($KERNEL_JAR) in ${KERNEL_DIR#"$ROOT"/}; use JUPYTER_PATH=$ROOT/build/jupyter
-  data         $([[ -f "$DATASET_FILE" ]] && echo "$(dirname "$DATASET_FILE")" || echo "Fashion-MNIST files missing")"
+  data         $([[ -f "$DATASET_FILE" ]] && dirname "$DATASET_FILE" || echo "Fashion-MNIST files missing")"

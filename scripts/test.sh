@@ -8,6 +8,7 @@
 # 3. scripts/run-notebooks.sh "$@"   (smoke: DATASET_LIMIT=512, MAX_EPOCH=1 unless set)
 # Stops at the first step that fails; exit status non-zero on any failure.
 set -euo pipefail
+# shellcheck source=scripts/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 read -ra MVN_EXTRA <<<"${MVN_ARGS:-}"
 

@@ -1,0 +1,23 @@
+# Jupyter Notebook with the Java (rapaio) kernel, the support jar and Fashion-MNIST, serving
+# notebooks/ on port 8888. Debian 12 packages, the same set scripts/setup.sh installs.
+#   docker build -t d2l-java-multigpu .
+#   docker run --rm -p 8888:8888 d2l-java-multigpu      # then open the printed URL (token)
+# Untested: the build machines have no Docker. Binder ignores this file (see binder/).
+FROM debian:bookworm
+
+RUN apt-get update \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y \
+        openjdk-17-jdk-headless maven ca-certificates \
+        jupyter-notebook jupyter-nbconvert python3-nbclient jupyter-client python3-ipykernel \
+        dataset-fashion-mnist \
+ && rm -rf /var/lib/apt/lists/*
+
+WORKDIR /opt/d2l
+COPY . .
+# Builds the support jar (Maven downloads into /root/.m2) and installs the kernel in build/jupyter.
+RUN scripts/setup.sh
+# serve.sh re-runs setup.sh at start: stay offline then, everything is in /root/.m2 already.
+ENV MVN_ARGS=-o
+
+EXPOSE 8888
+CMD ["scripts/serve.sh", "--ip=0.0.0.0", "--allow-root"]
