@@ -296,7 +296,9 @@ public final class DataParallelTrainer implements AutoCloseable {
         for (ReplicaStore r : replicas) {
             for (Parameter p : params) {
                 if (p.requiresGradient()) {
-                    FromScratch.zero(r.get(p.getId()).getGradient());
+                    try (NDArray g = r.get(p.getId()).getGradient()) {
+                        FromScratch.zero(g);
+                    }
                 }
             }
         }

@@ -60,7 +60,11 @@ public final class FromScratch {
 
     /** Overwrites {@code dst} in place with the values of {@code src}, which may be on another device. */
     public static void copyInto(NDArray src, NDArray dst) {
-        dst.set(ALL, src.toDevice(dst.getDevice(), false));
+        NDArray moved = src.toDevice(dst.getDevice(), false);
+        dst.set(ALL, moved);
+        if (moved != src) {
+            moved.close(); // a copy made only to cross devices
+        }
     }
 
     /** Sets every element of {@code array} to zero in place (unlike {@code subi(self)}, also over NaN). */

@@ -44,26 +44,38 @@ public final class GradientAveraging implements ReplicaSync {
             String id = p.getId();
             NDArray w0 = first.get(id);
             if (p.requiresGradient()) {
-                NDArray g0 = w0.getGradient();
-                for (int i = 1; i < replicas.size(); i++) {
-                    NDArray gi = replicas.get(i).get(id).getGradient();
-                    g0.addi(gi.toDevice(w0.getDevice(), false));
-                    FromScratch.zero(gi);
+                // getGradient() returns a new handle on the gradient each call: close each one used.
+                try (NDArray g0 = w0.getGradient()) {
+                    for (int i = 1; i < replicas.size(); i++) {
+                        try (NDArray gi = replicas.get(i).get(id).getGradient()) {
+                            addInto(gi, g0);
+                            FromScratch.zero(gi);
+                        }
+                    }
+                    optimizer.update(id, w0, g0);
+                    FromScratch.zero(g0); // PyTorch adds up gradients: start the next step from zero
                 }
-                optimizer.update(id, w0, g0);
-                FromScratch.zero(g0); // PyTorch adds up gradients: start the next step from zero
                 for (int i = 1; i < replicas.size(); i++) {
                     FromScratch.copyInto(w0, replicas.get(i).get(id));
                 }
             } else if (replicas.size() > 1) {
                 for (int i = 1; i < replicas.size(); i++) {
-                    w0.addi(replicas.get(i).get(id).toDevice(w0.getDevice(), false));
+                    addInto(replicas.get(i).get(id), w0);
                 }
                 w0.divi(replicas.size());
                 for (int i = 1; i < replicas.size(); i++) {
                     FromScratch.copyInto(w0, replicas.get(i).get(id));
                 }
             }
+        }
+    }
+
+    /** {@code dst += src}, with {@code src} on any device; a copy made to move it is freed at once. */
+    private static void addInto(NDArray src, NDArray dst) {
+        NDArray moved = src.toDevice(dst.getDevice(), false);
+        dst.addi(moved);
+        if (moved != src) {
+            moved.close();
         }
     }
 

@@ -325,4 +325,22 @@ class DataParallelTrainerTest {
         assertTrue(e.getMessage().contains("optInputShape"), e.getMessage());
     }
 
+
+    @Test
+    void stepsDoNotPileUpArraysInTheManagersOfTheReplicas() {
+        Block net = LeNet.block();
+        DataParallelTrainer t = trainer(net, null, 2, sgd(0.1f), GradientAveraging.mean());
+        String id = net.getParameters().valueAt(0).getId();
+        NDManager own = t.replica(0).get(id).getManager();
+        NDManager copies = t.replica(1).get(id).getManager();
+        NDList b = batch(8);
+        t.trainStep(b.get(0), b.get(1)); // the first step creates the gradients
+        int ownBefore = own.getManagedArrays().size();
+        int copiesBefore = copies.getManagedArrays().size();
+        for (int step = 0; step < 5; step++) {
+            t.trainStep(b.get(0), b.get(1));
+        }
+        assertEquals(ownBefore, own.getManagedArrays().size(), "arrays left with the block's parameters");
+        assertEquals(copiesBefore, copies.getManagedArrays().size(), "arrays left with the replica copies");
+    }
 }
