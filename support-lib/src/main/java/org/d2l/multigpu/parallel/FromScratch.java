@@ -60,16 +60,30 @@ public final class FromScratch {
 
     /** Overwrites {@code dst} in place with the values of {@code src}, which may be on another device. */
     public static void copyInto(NDArray src, NDArray dst) {
-        NDArray moved = src.toDevice(dst.getDevice(), false);
-        dst.set(ALL, moved);
-        if (moved != src) {
-            moved.close(); // a copy made only to cross devices
+        try (NDManager tmp = scratch(dst)) {
+            NDArray moved = src.toDevice(dst.getDevice(), false);
+            dst.set(ALL, moved);
+            if (moved != src) {
+                moved.close(); // a copy made only to cross devices
+            }
         }
+    }
+
+    /**
+     * A manager that {@code array} is attached to until it closes, so that the helper arrays an
+     * in-place update creates (DJL's {@code set} makes one for a scalar) are freed with it.
+     */
+    private static NDManager scratch(NDArray array) {
+        NDManager tmp = array.getManager().newSubManager();
+        array.tempAttach(tmp);
+        return tmp;
     }
 
     /** Sets every element of {@code array} to zero in place (unlike {@code subi(self)}, also over NaN). */
     public static void zero(NDArray array) {
-        array.set(ALL, 0f);
+        try (NDManager tmp = scratch(array)) {
+            array.set(ALL, 0f);
+        }
     }
 
     /**
