@@ -47,6 +47,11 @@ class AccuracyTest {
                 assertEquals(one, Accuracy.evaluateAccuracyGpus(net, data.getData(m), devices), 1e-12);
             }
             assertTrue(one >= 0 && one <= 1);
+            // the same network given as a function, as the from-scratch lesson does
+            ai.djl.training.ParameterStore store = new ai.djl.training.ParameterStore(m, false);
+            double viaFunction = Accuracy.evaluateAccuracy(
+                    img -> net.forward(store, new ai.djl.ndarray.NDList(img), false).head(), data.getData(m), Device.cpu());
+            assertEquals(one, viaFunction, 1e-12);
         }
     }
 }
