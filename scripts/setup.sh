@@ -12,7 +12,8 @@
 #    build/jupyter/kernels/java (found through JUPYTER_PATH=build/jupyter; nothing goes to ~/.local).
 #
 # Environment:
-#   MVN_ARGS          extra Maven arguments, e.g. "-o" (offline) or "-Dgpu" (no bundled CPU natives)
+#   MVN_ARGS          extra Maven arguments, e.g. "-o" (offline) or "-Dgpu" (no bundled CPU natives;
+#                     added by itself when nvidia-smi lists a GPU, unless D2L_CPU_ONLY=1)
 #   KERNEL_JAVA_OPTS  extra JVM options for the kernel process, e.g. "-Xmx8g"
 #   JAVA_HOME         JDK to build with and to run the kernel on (default: java on PATH)
 set -euo pipefail
@@ -77,6 +78,14 @@ if [[ -z "$mvn_version" || "$(printf '%s\n' 3.8 "$mvn_version" | sort -V | head 
 fi
 
 # --- 3. Support jar ------------------------------------------------------------------------------
+# An NVIDIA GPU: build without the bundled CPU natives, so that DJL fetches the CUDA ones at first
+# start (needs internet once). D2L_CPU_ONLY=1 keeps the CPU build.
+if [[ "${D2L_CPU_ONLY:-}" != 1 && " ${MVN_ARGS:-} " != *" -Dgpu"* ]] &&
+    command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
+    log "NVIDIA GPU found: building with -Dgpu (DJL downloads the CUDA natives at first start; D2L_CPU_ONLY=1 to keep CPU)."
+    MVN_EXTRA+=(-Dgpu)
+    MVN_ARGS="${MVN_ARGS:-} -Dgpu"
+fi
 log "Building the support jar (mvn -q -B -DskipTests ${MVN_ARGS:-} package) ..."
 (cd "$ROOT" && mvn -q -B -DskipTests ${MVN_EXTRA[@]+"${MVN_EXTRA[@]}"} package)
 SUPPORT_JAR="$ROOT/support-lib/target/d2l-multigpu.jar"
