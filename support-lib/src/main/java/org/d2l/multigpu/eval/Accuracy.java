@@ -41,12 +41,14 @@ public final class Accuracy {
     public static double evaluateAccuracy(
             Function<NDArray, NDArray> net, Iterable<Batch> dataIter, Device device) {
         Accumulator metric = new Accumulator(2);
-        for (Batch batch : dataIter) {
-            try (batch; NDManager step = NDManager.newBaseManager(device)) {
-                NDArray x = batch.getData().head().toDevice(device, true);
-                NDArray y = batch.getLabels().head().toDevice(device, true);
-                step.tempAttachAll(x, y);
-                metric.add(accuracy(net.apply(x), y), y.size());
+        try (NDManager manager = NDManager.newBaseManager(device)) {
+            for (Batch batch : dataIter) {
+                try (batch; NDManager step = manager.newSubManager()) {
+                    NDArray x = batch.getData().head().toDevice(device, true);
+                    NDArray y = batch.getLabels().head().toDevice(device, true);
+                    step.tempAttachAll(x, y);
+                    metric.add(accuracy(net.apply(x), y), y.size());
+                }
             }
         }
         return metric.get(1) == 0 ? 0 : metric.get(0) / metric.get(1);

@@ -133,7 +133,9 @@ public final class FromScratch {
     /** Minibatch SGD, as the book's {@code sgd}: {@code param -= lr * grad / batchSize} for each parameter. */
     public static void sgd(List<NDArray> params, float lr, long batchSize) {
         for (NDArray p : params) {
-            p.subi(p.getGradient().mul(lr / batchSize));
+            try (NDArray g = p.getGradient(); NDArray step = g.mul(lr / batchSize)) {
+                p.subi(step);
+            }
         }
     }
 
@@ -164,11 +166,14 @@ public final class FromScratch {
                 grads.add(params.get(j).getGradient());
             }
             allreduce(grads);
+            grads.forEach(NDArray::close); // getGradient() hands out a new handle each call
         }
         for (List<NDArray> params : deviceParams) {
             sgd(params, lr, x.getShape().get(0));
             for (NDArray p : params) {
-                zero(p.getGradient()); // PyTorch adds up gradients: start afresh
+                try (NDArray g = p.getGradient()) {
+                    zero(g); // PyTorch adds up gradients: start afresh
+                }
             }
         }
         return total;
