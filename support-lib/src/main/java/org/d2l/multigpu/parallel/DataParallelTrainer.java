@@ -123,6 +123,32 @@ public final class DataParallelTrainer implements AutoCloseable {
         return devices;
     }
 
+    /**
+     * A copy of the current parameters (replica 0's, which every replica holds after an epoch),
+     * including running statistics; {@link #restore} writes it back into every replica.
+     */
+    public ParameterSnapshot snapshot() {
+        java.util.Map<String, NDArray> current = new java.util.LinkedHashMap<>();
+        for (Parameter p : params) {
+            current.put(p.getId(), replicas.get(0).get(p.getId()));
+        }
+        return new ParameterSnapshot(manager, current);
+    }
+
+    /** Writes {@code snapshot} into every replica, bit for bit; optimizer state is left as it is. */
+    public void restore(ParameterSnapshot snapshot) {
+        for (Parameter p : params) {
+            NDArray saved = snapshot.values().get(p.getId());
+            if (saved == null) {
+                throw new IllegalArgumentException("The snapshot has no parameter " + p.getId()
+                        + ": it was taken from another model.");
+            }
+            for (ReplicaStore r : replicas) {
+                FromScratch.copyInto(saved, r.get(p.getId()));
+            }
+        }
+    }
+
     /** Replica {@code i}'s parameter values. */
     public ReplicaStore replica(int i) {
         return replicas.get(i);
@@ -208,15 +234,24 @@ public final class DataParallelTrainer implements AutoCloseable {
 
     /**
      * Trains for {@code numEpochs} epochs over {@code trainSet} (each batch of it is a global batch),
-     * evaluating on {@code testSet} (may be null) after each, and returns the metrics of every epoch.
+     * evaluating on {@code testSet} (may be null) after each, and returns the metrics of every epoch;
+     * {@code listeners} hear of the start and of every epoch (a live figure, for example).
      */
-    public List<EpochMetrics> fit(RandomAccessDataset trainSet, RandomAccessDataset testSet, int numEpochs) {
+    public List<EpochMetrics> fit(RandomAccessDataset trainSet, RandomAccessDataset testSet, int numEpochs,
+            EpochListener... listeners) {
         if (numEpochs < 1) {
             throw new IllegalArgumentException("numEpochs must be at least 1, got " + numEpochs + ".");
         }
+        for (EpochListener l : listeners) {
+            l.onFitStart(numEpochs);
+        }
         List<EpochMetrics> history = new ArrayList<>();
         for (int e = 0; e < numEpochs; e++) {
-            history.add(trainEpoch(trainSet, testSet));
+            EpochMetrics m = trainEpoch(trainSet, testSet);
+            history.add(m);
+            for (EpochListener l : listeners) {
+                l.onEpoch(m);
+            }
         }
         return history;
     }
