@@ -343,4 +343,35 @@ class DataParallelTrainerTest {
         assertEquals(ownBefore, own.getManagedArrays().size(), "arrays left with the block's parameters");
         assertEquals(copiesBefore, copies.getManagedArrays().size(), "arrays left with the replica copies");
     }
+
+    @Test
+    void trainingWorksOnAThreadOtherThanTheOneThatStartedTheEngine() throws Exception {
+        // PyTorch records gradients per thread, on by default; DJL turns recording off only on the
+        // thread that started the engine. A kernel may run a cell on any thread.
+        Block net = LeNet.block();
+        DataParallelTrainer t = trainer(net, null, 2, sgd(0.1f), GradientAveraging.mean());
+        NDList b = batch(8);
+        java.util.concurrent.ExecutorService other = java.util.concurrent.Executors.newSingleThreadExecutor();
+        try {
+            boolean recordingThere = other.submit(org.d2l.multigpu.runtime.NoGrad::recording).get();
+            assertTrue(recordingThere, "a new thread should start with gradient recording on");
+            DataParallelTrainer.StepResult r = other.submit(() -> t.trainStep(b.get(0), b.get(1))).get();
+            assertTrue(Double.isFinite(r.lossSum()));
+            List<NDArray> ps = new ArrayList<>();
+            for (Pair<String, Parameter> p : net.getParameters()) {
+                NDArray a = p.getValue().getArray().duplicate();
+                a.setRequiresGradient(true);
+                ps.add(a);
+            }
+            other.submit(() -> {
+                for (NDArray a : ps) {
+                    a.getGradient().set(new ai.djl.ndarray.index.NDIndex("..."), 1f);
+                }
+                FromScratch.sgd(ps, 0.1f, 1);
+            }).get();
+        } finally {
+            other.shutdownNow();
+        }
+        assertReplicasBitIdentical(t);
+    }
 }
