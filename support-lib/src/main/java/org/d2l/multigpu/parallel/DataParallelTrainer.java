@@ -14,6 +14,7 @@ import ai.djl.training.dataset.Batch;
 import ai.djl.training.dataset.RandomAccessDataset;
 import ai.djl.training.initializer.Initializer;
 import ai.djl.training.loss.Loss;
+import ai.djl.training.optimizer.Nag;
 import ai.djl.training.optimizer.Optimizer;
 import ai.djl.training.tracker.Tracker;
 import ai.djl.translate.TranslateException;
@@ -650,6 +651,12 @@ public final class DataParallelTrainer implements AutoCloseable {
             if (optimizer == null) {
                 throw new IllegalArgumentException(
                         "No optimizer set: call optLearningRate(lr) or optOptimizer(...) on the builder.");
+            }
+            if (optimizer instanceof Nag && "PyTorch".equals(Djl.engine().getEngineName())) {
+                // It would fail only at the first update, after the backward passes of a step.
+                throw new IllegalArgumentException("DJL's PyTorch engine does not implement Nesterov momentum "
+                        + "(Optimizer.nag()): use Optimizer.sgd().setLearningRateTracker(...).optMomentum(0.9f) "
+                        + "instead.");
             }
             return new DataParallelTrainer(this);
         }

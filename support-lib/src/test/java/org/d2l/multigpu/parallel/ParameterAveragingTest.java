@@ -276,4 +276,12 @@ class ParameterAveragingTest {
         assertEquals(8 * 2, t.getSteps(), "4 minibatches on 2 workers: 2 rounds an epoch");
         assertEquals(8, t.getHistory().size());
     }
+
+    @Test
+    void nesterovMomentumIsRefusedBeforeTrainingBecauseThePyTorchEngineLacksIt() {
+        Optimizer nag = Optimizer.nag().setLearningRateTracker(Tracker.fixed(0.01f)).setMomentum(0.9f).build();
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> f.trainer(LeNet.block(), null, 2, nag, ParameterAveraging.every(3)));
+        assertTrue(e.getMessage().contains("optMomentum"), e.getMessage());
+    }
 }
