@@ -11,8 +11,10 @@ import ai.djl.translate.TranslateException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import org.d2l.multigpu.devices.ReplicaStore;
+import org.d2l.multigpu.eval.Accuracy;
 import org.d2l.multigpu.parallel.DataParallelTrainer;
 import org.d2l.multigpu.parallel.EpochMetrics;
+import org.d2l.multigpu.runtime.NoGrad;
 
 /**
  * The score that early stopping watches after every epoch, computed on the averaged model, and
@@ -63,6 +65,25 @@ public final class ScoreMonitor {
         return new ScoreMonitor("validation loss", false, false, (t, m) -> meanLoss(t.getNet(), validationSet, loss));
     }
 
+    /** The accuracy of the averaged model on {@code validationSet}, split over the trainer's devices (higher is better). */
+    public static ScoreMonitor validationAccuracy(RandomAccessDataset validationSet) {
+        if (validationSet == null) {
+            throw new IllegalArgumentException("validationAccuracy needs a validation data set.");
+        }
+        return new ScoreMonitor("validation accuracy", true, false, (t, m) -> accuracy(t, validationSet));
+    }
+
+    /** The accuracy of {@code trainer}'s model on {@code data}. */
+    static double accuracy(DataParallelTrainer trainer, RandomAccessDataset data) {
+        try (NoGrad off = NoGrad.scope(); NDManager manager = NDManager.newBaseManager(trainer.getDevices().get(0))) {
+            return Accuracy.evaluateAccuracyGpus(trainer.getNet(), data.getData(manager), trainer.getDevices());
+        } catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        } catch (TranslateException ex) {
+            throw new IllegalStateException("Could not read a validation batch: " + ex.getMessage(), ex);
+        }
+    }
+
     /** A score of the caller's own, named {@code name}, for which higher is better. */
     public static ScoreMonitor higherIsBetter(String name, EpochScore score) {
         return new ScoreMonitor(name, true, false, score);
@@ -97,7 +118,8 @@ public final class ScoreMonitor {
     static double meanLoss(Block net, RandomAccessDataset data, Loss loss) {
         double sum = 0;
         long n = 0;
-        try (NDManager manager = NDManager.newBaseManager(net.getParameters().valueAt(0).getArray().getDevice())) {
+        try (NoGrad off = NoGrad.scope();
+                NDManager manager = NDManager.newBaseManager(net.getParameters().valueAt(0).getArray().getDevice())) {
             ReplicaStore store = ReplicaStore.of(net, manager);
             for (Batch batch : data.getData(manager)) {
                 try (batch; NDManager step = manager.newSubManager()) {

@@ -157,6 +157,22 @@ class EarlyStoppingParallelTrainerTest {
         assertEquals(4, r.history().get(3).epoch());
     }
 
+    @Test
+    void aValidationAccuracyIsHigherIsBetterAndTheRestoredModelScoresTheBestAgain() {
+        DataParallelTrainer t = trainer(Loss.softmaxCrossEntropyLoss());
+        ArrayDataset data = quarters(32);
+        ArrayDataset validation = quarters(16);
+        ScoreMonitor acc = ScoreMonitor.validationAccuracy(validation);
+        assertTrue(acc.higherIsBetter());
+        EarlyStoppingConfiguration config = EarlyStoppingConfiguration.builder().optMonitor(acc)
+                .optMaxEpochs(4).build();
+        EarlyStoppingResult r = new EarlyStoppingParallelTrainer(config, t, data, null).fit();
+        double max = r.scores().stream().mapToDouble(Double::doubleValue).max().getAsDouble();
+        assertEquals(max, r.bestScore());
+        assertTrue(max > 0.25, "the toy task should be learnt above chance: " + r.scores());
+        assertEquals(r.bestScore(), acc.score(t, null));
+    }
+
     /** Softmax cross-entropy that throws a training interrupt once armed, as an interrupted step does. */
     private static final class Tripwire extends Loss {
         final Loss inner = Loss.softmaxCrossEntropyLoss();
