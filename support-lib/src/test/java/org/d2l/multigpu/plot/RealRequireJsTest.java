@@ -55,8 +55,8 @@ class RealRequireJsTest {
         NodeJs.assumeAvailable();
         assumeTrue(Files.isRegularFile(REQUIRE_JS), REQUIRE_JS + " not installed: real RequireJS checks skipped");
         LinePlot plot = HtmlFragmentTest.plot("1 device");
-        String first = plot.htmlFragment();
-        String second = plot.htmlFragment();
+        String first = HtmlFragmentTest.fragment(plot);
+        String second = HtmlFragmentTest.fragment(plot);
         Path a = Files.writeString(tmp.resolve("a.js"), HtmlFragmentTest.script(first));
         Path b = Files.writeString(tmp.resolve("b.js"), HtmlFragmentTest.script(second));
         Path harness = Files.writeString(tmp.resolve("harness.js"), HARNESS);
