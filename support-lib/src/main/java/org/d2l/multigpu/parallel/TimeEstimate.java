@@ -1,0 +1,73 @@
+package org.d2l.multigpu.parallel;
+
+import ai.djl.ndarray.NDManager;
+import ai.djl.training.dataset.Batch;
+import ai.djl.training.dataset.RandomAccessDataset;
+import java.util.Locale;
+
+/**
+ * How long a training run will take on this machine at the current settings, timed from a few
+ * training steps of the trainer (its parameters are restored afterwards).
+ */
+public record TimeEstimate(double secondsPerExample, long trainExamples, long testExamples, int numEpochs) {
+
+    /** Evaluating an image costs about this fraction of training on it (measured for ResNet-18 on CPU). */
+    static final double TEST_COST = 0.45;
+
+    /** Times {@code steps} steps of {@code trainer} on {@code trainSet} after one untimed step, then restores the parameters. */
+    public static TimeEstimate of(DataParallelTrainer trainer, RandomAccessDataset trainSet,
+            RandomAccessDataset testSet, int numEpochs, int steps) {
+        if (steps < 1 || numEpochs < 1) {
+            throw new IllegalArgumentException("steps and numEpochs must be at least 1, got " + steps + ", " + numEpochs);
+        }
+        long examples = 0;
+        long nanos = 0;
+        int done = 0;
+        try (ParameterSnapshot before = trainer.snapshot(); NDManager manager = NDManager.newBaseManager()) {
+            for (Batch batch : trainSet.getData(manager)) {
+                try (batch) {
+                    long start = System.nanoTime();
+                    DataParallelTrainer.StepResult r = trainer.trainStep(batch.getData().head(), batch.getLabels().head());
+                    if (done++ > 0) { // the first step warms up (allocation, kernels) and is not counted
+                        nanos += System.nanoTime() - start;
+                        examples += r.examples();
+                    }
+                }
+                if (done > steps) {
+                    break;
+                }
+            }
+            trainer.restore(before);
+        } catch (java.io.IOException | ai.djl.translate.TranslateException e) {
+            throw new IllegalStateException("could not read the training data: " + e.getMessage(), e);
+        }
+        if (examples == 0) {
+            throw new IllegalArgumentException("the training set has fewer than 2 batches: nothing to time");
+        }
+        return new TimeEstimate(nanos / 1e9 / examples, trainSet.size(), testSet == null ? 0 : testSet.size(), numEpochs);
+    }
+
+    /** The estimated seconds of the whole run. */
+    public double seconds() {
+        return secondsPerExample * (trainExamples + TEST_COST * testExamples) * numEpochs;
+    }
+
+    /** The estimate in words, with the settings for a run of about a tenth of the time. */
+    @Override
+    public String toString() {
+        long shorter = Math.max(1000, trainExamples / 10);
+        return String.format(Locale.ROOT, "Estimated time: %s for %d epoch(s) of %d training and %d test images "
+                + "(%.1f ms per training image, timed here). For a shorter run set DATASET_LIMIT=%d (%s) "
+                + "and/or MAX_EPOCH (e.g. 2) before starting Jupyter.", human(seconds()), numEpochs, trainExamples,
+                testExamples, secondsPerExample * 1e3, shorter,
+                human(seconds() * Math.min(1.0, (double) shorter / Math.max(1, trainExamples))));
+    }
+
+    static String human(double seconds) {
+        if (seconds < 90) {
+            return String.format(Locale.ROOT, "about %.0f s", seconds);
+        }
+        return seconds < 5400 ? String.format(Locale.ROOT, "about %.0f min", seconds / 60)
+                : String.format(Locale.ROOT, "about %.1f h", seconds / 3600);
+    }
+}
