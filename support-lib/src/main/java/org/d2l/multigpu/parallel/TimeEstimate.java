@@ -14,7 +14,7 @@ public record TimeEstimate(double secondsPerExample, long trainExamples, long te
     /** Evaluating an image costs about this fraction of training on it (measured for ResNet-18 on CPU). */
     static final double TEST_COST = 0.45;
 
-    /** Times {@code steps} steps of {@code trainer} on {@code trainSet} after one untimed step, then restores the parameters. */
+    /** Times {@code steps} steps of {@code trainer} on {@code trainSet} after one warm-up step, then restores the parameters. */
     public static TimeEstimate of(DataParallelTrainer trainer, RandomAccessDataset trainSet,
             RandomAccessDataset testSet, int numEpochs, int steps) {
         if (steps < 1 || numEpochs < 1) {
@@ -28,10 +28,12 @@ public record TimeEstimate(double secondsPerExample, long trainExamples, long te
                 try (batch) {
                     long start = System.nanoTime();
                     DataParallelTrainer.StepResult r = trainer.trainStep(batch.getData().head(), batch.getLabels().head());
-                    if (done++ > 0) { // the first step warms up (allocation, kernels) and is not counted
-                        nanos += System.nanoTime() - start;
-                        examples += r.examples();
+                    if (done++ == 1) { // the first step warms up (allocation, kernels): counted only if alone
+                        nanos = 0;
+                        examples = 0;
                     }
+                    nanos += System.nanoTime() - start;
+                    examples += r.examples();
                 }
                 if (done > steps) {
                     break;
@@ -42,7 +44,7 @@ public record TimeEstimate(double secondsPerExample, long trainExamples, long te
             throw new IllegalStateException("could not read the training data: " + e.getMessage(), e);
         }
         if (examples == 0) {
-            throw new IllegalArgumentException("the training set has fewer than 2 batches: nothing to time");
+            throw new IllegalArgumentException("the training set is empty: nothing to time");
         }
         return new TimeEstimate(nanos / 1e9 / examples, trainSet.size(), testSet == null ? 0 : testSet.size(), numEpochs);
     }
@@ -63,7 +65,8 @@ public record TimeEstimate(double secondsPerExample, long trainExamples, long te
                 human(seconds() * Math.min(1.0, (double) shorter / Math.max(1, trainExamples))));
     }
 
-    static String human(double seconds) {
+    /** A duration in words: "about 40 s", "about 20 min" or "about 9.1 h". */
+    public static String human(double seconds) {
         if (seconds < 90) {
             return String.format(Locale.ROOT, "about %.0f s", seconds);
         }

@@ -98,7 +98,7 @@ public final class LinePlot {
     /** The XChart line chart of the same data. */
     public XYChart chart() {
         XYChart chart = new XYChartBuilder().width(width).height(height).title(title).xAxisTitle(x).yAxisTitle(y).build();
-        chart.getStyler().setXAxisDecimalPattern("#.##").setSeriesColors(COLOURS)
+        chart.getStyler().setXAxisDecimalPattern("#.##").setYAxisDecimalPattern("#.###").setSeriesColors(COLOURS)
                 .setLegendPosition(Styler.LegendPosition.OutsideE).setChartBackgroundColor(Color.WHITE);
         lines().forEach((name, xy) -> chart.addSeries(name, xy[0], xy[1]));
         if (chart.getSeriesMap().isEmpty()) {

@@ -31,7 +31,7 @@ public final class LiveFigure {
     private LiveFigure(String metric) {
         this.metric = metric;
         this.title = metric;
-        this.table = Table.create("live", StringColumn.create(MetricsTable.RUN), IntColumn.create(MetricsTable.EPOCH),
+        this.table = Table.create(metric, StringColumn.create(MetricsTable.RUN), IntColumn.create(MetricsTable.EPOCH),
                 DoubleColumn.create(metric));
     }
 
