@@ -54,15 +54,16 @@ public record TimeEstimate(double secondsPerExample, long trainExamples, long te
         return secondsPerExample * (trainExamples + TEST_COST * testExamples) * numEpochs;
     }
 
-    /** The estimate in words, with the settings for a run of about a tenth of the time. */
+    /** The estimate in words, with the settings for a shorter run (DATASET_LIMIT, which limits each split, and MAX_EPOCH). */
     @Override
     public String toString() {
-        long shorter = Math.max(1000, trainExamples / 10);
+        long limit = Math.max(1000, trainExamples / 10);
+        String shorter = trainExamples <= limit ? "For a shorter run set MAX_EPOCH (e.g. 1)"
+                : String.format(Locale.ROOT, "For a shorter run set DATASET_LIMIT=%d (%s) and/or MAX_EPOCH (e.g. 2)",
+                        limit, human(new TimeEstimate(secondsPerExample, limit, Math.min(limit, testExamples), numEpochs).seconds()));
         return String.format(Locale.ROOT, "Estimated time: %s for %d epoch(s) of %d training and %d test images "
-                + "(%.1f ms per training image, timed here). For a shorter run set DATASET_LIMIT=%d (%s) "
-                + "and/or MAX_EPOCH (e.g. 2) before starting Jupyter.", human(seconds()), numEpochs, trainExamples,
-                testExamples, secondsPerExample * 1e3, shorter,
-                human(seconds() * Math.min(1.0, (double) shorter / Math.max(1, trainExamples))));
+                + "(%.1f ms per training image, timed here). %s in the environment of Jupyter.", human(seconds()),
+                numEpochs, trainExamples, testExamples, secondsPerExample * 1e3, shorter);
     }
 
     /** A duration in words: "about 40 s", "about 20 min" or "about 9.1 h". */

@@ -20,35 +20,17 @@ import tech.tablesaw.plotly.traces.ScatterTrace;
 import tech.tablesaw.plotly.traces.Trace;
 
 /**
- * A line chart of one numeric column of a Tablesaw table against another, one line per value of a group column
- * (e.g. test acc against epoch per run): a Tablesaw plotly figure in notebooks and an XChart PNG as fallback.
+ * A line chart of column {@code y} of a Tablesaw table against column {@code x}, one line per value of column
+ * {@code group} (e.g. test acc against epoch per run): a Tablesaw plotly figure in notebooks, an XChart PNG as fallback.
  */
-public final class LinePlot {
+public record LinePlot(Table table, String x, String y, String group, String title, int width, int height) {
 
     /** plotly's default colours, also given to XChart so that both images colour the runs alike. */
     private static final Color[] COLOURS = {new Color(0x1f77b4), new Color(0xff7f0e), new Color(0x2ca02c),
         new Color(0xd62728), new Color(0x9467bd), new Color(0x8c564b), new Color(0xe377c2), new Color(0x7f7f7f)};
 
-    private final Table table;
-    private final String x;
-    private final String y;
-    private final String group;
-    private final String title;
-    private final int width;
-    private final int height;
-
-    private LinePlot(Table table, String x, String y, String group, String title, int width, int height) {
-        this.table = table;
-        this.x = x;
-        this.y = y;
-        this.group = group;
-        this.title = title;
-        this.width = width;
-        this.height = height;
-    }
-
-    /** The plot of column {@code y} against column {@code x}, one line per value of {@code group} (null: one line). */
-    public static LinePlot of(Table table, String x, String y, String group) {
+    /** Checks that the columns exist (group may be null: one line) and the size is between 200x150 and 4000x4000. */
+    public LinePlot {
         if (table == null) {
             throw new IllegalArgumentException("table must not be null; e.g. MetricsTable.of(\"1 device\", history)");
         }
@@ -57,19 +39,25 @@ public final class LinePlot {
                 throw new IllegalArgumentException("no column '" + c + "' in the table; it has " + table.columnNames());
             }
         }
+        if (width < 200 || height < 150 || width > 4000 || height > 4000) {
+            throw new IllegalArgumentException("plot size must be between 200x150 and 4000x4000 pixels, got "
+                    + width + "x" + height);
+        }
+        title = title == null ? "" : title;
+    }
+
+    /** The plot of column {@code y} against column {@code x}, one line per value of {@code group} (null: one line). */
+    public static LinePlot of(Table table, String x, String y, String group) {
         return new LinePlot(table, x, y, group, y + " by " + x, 640, 400);
     }
 
     /** This plot with another title. */
     public LinePlot title(String text) {
-        return new LinePlot(table, x, y, group, text == null ? "" : text, width, height);
+        return new LinePlot(table, x, y, group, text, width, height);
     }
 
-    /** This plot with another size in pixels (200x150 to 4000x4000). */
+    /** This plot with another size in pixels. */
     public LinePlot size(int w, int h) {
-        if (w < 200 || h < 150 || w > 4000 || h > 4000) {
-            throw new IllegalArgumentException("plot size must be between 200x150 and 4000x4000 pixels, got " + w + "x" + h);
-        }
         return new LinePlot(table, x, y, group, title, w, h);
     }
 
@@ -136,19 +124,6 @@ public final class LinePlot {
         }
         Files.createDirectories(target.getParent());
         return Files.writeString(target, HtmlFragment.page(this, png()), StandardCharsets.UTF_8);
-    }
-
-    /** The title (empty for none). */
-    public String title() {
-        return title;
-    }
-
-    int width() {
-        return width;
-    }
-
-    int height() {
-        return height;
     }
 
     @Override

@@ -28,9 +28,17 @@ class TimeEstimateTest {
                 assertTrue(before.contentEquals(t.getNet().getParameters().valueAt(0).getArray()), "parameters changed");
                 assertTrue(e.secondsPerExample() > 0);
                 assertEquals(3 * e.secondsPerExample() * (64 + TimeEstimate.TEST_COST * 64), e.seconds(), 1e-9);
-                assertTrue(e.toString().contains("DATASET_LIMIT=1000"), e.toString());
+                assertTrue(e.toString().contains("set MAX_EPOCH"), e.toString());
             }
         }
+    }
+
+    @Test
+    void aLongRunSuggestsATenthOfTheDataWithItsTime() {
+        TimeEstimate e = new TimeEstimate(0.03, 60000, 10000, 10);
+        assertEquals(3.0 * 10 * (60000 + TimeEstimate.TEST_COST * 10000) / 100, e.seconds(), 1e-6);
+        assertTrue(e.toString().startsWith("Estimated time: about 5.4 h for 10 epoch(s)"), e.toString());
+        assertTrue(e.toString().contains("DATASET_LIMIT=6000 (about 44 min)"), e.toString());
     }
 
     @Test
