@@ -1,9 +1,8 @@
 package org.d2l.multigpu.plot;
 
-import java.security.SecureRandom;
 import java.util.Base64;
 import java.util.Locale;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.UUID;
 
 /**
  * The notebook HTML of a {@link LinePlot}: a div holding the PNG as fallback, and a script that loads plotly.js
@@ -14,9 +13,6 @@ final class HtmlFragment {
 
     /** The plotly.js build loaded from the CDN. */
     static final String PLOTLY_URL = "https://cdn.plot.ly/plotly-2.35.2.min.js";
-
-    private static final AtomicLong COUNTER = new AtomicLong();
-    private static final String SESSION = Long.toHexString(new SecureRandom().nextLong() >>> 16);
 
     private static final String TEMPLATE = """
             <div id="%1$s" class="d2l-plot" style="width:%2$dpx;max-width:100%%;">\
@@ -80,7 +76,7 @@ final class HtmlFragment {
 
     /** The fragment with a fresh div id (a JS identifier, as Tablesaw needs) and the PNG as fallback image. */
     static String of(LinePlot plot, byte[] png) {
-        String divId = "plot_" + SESSION + "_" + Long.toHexString(COUNTER.incrementAndGet());
+        String divId = "plot_" + UUID.randomUUID().toString().replace("-", "");
         String js = plot.figure().asJavascript(divId);
         String body = js.substring(js.indexOf("<script>") + "<script>".length(), js.lastIndexOf("</script>")).strip();
         String alt = plot.title().isEmpty() ? "line plot" : plot.title();

@@ -3,7 +3,7 @@ package org.d2l.multigpu.plot;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.UUID;
 import org.d2l.multigpu.eval.MetricsTable;
 import org.d2l.multigpu.parallel.EpochListener;
 import org.d2l.multigpu.parallel.EpochMetrics;
@@ -18,8 +18,6 @@ import tech.tablesaw.api.Table;
  * per epoch and the figure is shown when the run ends.
  */
 public final class LiveFigure {
-
-    private static final AtomicLong IDS = new AtomicLong();
 
     private final String metric;
     private final Table table;
@@ -70,7 +68,7 @@ public final class LiveFigure {
             throw new IllegalArgumentException("begin needs a run name and at least 1 epoch, got '" + run + "', " + numEpochs);
         }
         planned.put(run, numEpochs);
-        displayId = "d2l_live_" + IDS.incrementAndGet() + "_" + Long.toHexString(System.nanoTime());
+        displayId = "d2l_live_" + UUID.randomUUID();
         live = Notebook.kernelName().isPresent() && Notebook.display(plot().mimeBundle(), displayId);
     }
 

@@ -20,8 +20,8 @@ public final class Notebook {
     public static final String TEXT = "text/plain";
 
     private static List<KernelAccessor> accessors = KernelAccessor.KNOWN;
-    private static PrintStream out = System.out;
-    private static PrintStream err = System.err;
+    private static PrintStream out; // null: System.out at the time of the call (kernels replace it per cell)
+    private static PrintStream err;
 
     private Notebook() {}
 
@@ -45,7 +45,7 @@ public final class Notebook {
         return kernel().map(k -> k.accessor().kernelName());
     }
 
-    /** Uses these kernel accessors and streams instead of the real ones (tests). */
+    /** Uses these kernel accessors and streams instead of the real ones (tests; a null stream: System.out or err at each call). */
     static void use(List<KernelAccessor> known, PrintStream stdout, PrintStream stderr) {
         accessors = known;
         out = stdout;
@@ -78,7 +78,7 @@ public final class Notebook {
         Optional<Found> found = kernel();
         if (found.isEmpty()) {
             if (!update) {
-                out.println(bundle.getOrDefault(TEXT, "output")
+                (out != null ? out : System.out).println(bundle.getOrDefault(TEXT, "output")
                         + " (no Jupyter kernel detected: nothing displayed; use saveHtml(path) or png())");
             }
             return false;
@@ -92,7 +92,7 @@ public final class Notebook {
             return true;
         } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
             Throwable cause = e.getCause() != null ? e.getCause() : e;
-            err.println("Notebook: the " + found.get().accessor().kernelName() + " kernel did not accept the "
+            (err != null ? err : System.err).println("Notebook: the " + found.get().accessor().kernelName() + " kernel did not accept the "
                     + (update ? "update" : "output") + " (" + cause + "); try saveHtml(path) or png()");
             return false;
         }

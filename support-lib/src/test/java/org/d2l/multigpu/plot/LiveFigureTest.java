@@ -19,7 +19,7 @@ class LiveFigureTest {
     void noKernels() {
         FakeKernels.RapaioLike.kernel = null;
         FakeKernels.JJavaLike.instance = null;
-        Notebook.use(KernelAccessor.KNOWN, System.out, System.err);
+        Notebook.use(KernelAccessor.KNOWN, null, null);
     }
 
     private static void fit(EpochListener listener, int numEpochs) {
@@ -66,7 +66,7 @@ class LiveFigureTest {
         PrintStream saved = System.out;
         System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
         try {
-            Notebook.use(List.of(), System.out, System.err);
+            Notebook.use(List.of(), null, null); // System.out as it is at the time of the call
             LiveFigure fig = LiveFigure.of("test acc");
             fig.begin("scratch", 2);
             fig.add("scratch", 1, 0.5);

@@ -31,7 +31,7 @@ class NotebookTest {
     void noKernels() {
         FakeKernels.JJavaLike.instance = null;
         FakeKernels.RapaioLike.kernel = null;
-        Notebook.use(KernelAccessor.KNOWN, System.out, System.err);
+        Notebook.use(KernelAccessor.KNOWN, null, null);
     }
 
     private void use(KernelAccessor... accessors) {
