@@ -94,6 +94,6 @@ public final class LiveFigure {
 
     /** The plot of the data drawn so far. */
     public LinePlot plot() {
-        return LinePlot.of(table, MetricsTable.EPOCH, metric, MetricsTable.RUN).title(title);
+        return LinePlot.of(table.copy(), MetricsTable.EPOCH, metric, MetricsTable.RUN).title(title);
     }
 }
