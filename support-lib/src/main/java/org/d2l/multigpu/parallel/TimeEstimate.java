@@ -58,12 +58,17 @@ public record TimeEstimate(double secondsPerExample, long trainExamples, long te
     @Override
     public String toString() {
         long limit = Math.max(1000, trainExamples / 10);
-        String shorter = trainExamples <= limit ? "For a shorter run set MAX_EPOCH (e.g. 1)"
-                : String.format(Locale.ROOT, "For a shorter run set DATASET_LIMIT=%d (%s) and/or MAX_EPOCH (e.g. 2)",
-                        limit, human(new TimeEstimate(secondsPerExample, limit, Math.min(limit, testExamples), numEpochs).seconds()));
+        String shorter;
+        if (trainExamples > limit) {
+            double at = new TimeEstimate(secondsPerExample, limit, Math.min(limit, testExamples), numEpochs).seconds();
+            shorter = String.format(Locale.ROOT, "For a shorter run set DATASET_LIMIT=%d (%s) and/or MAX_EPOCH "
+                    + "in the environment Jupyter starts from.", limit, human(at));
+        } else {
+            shorter = numEpochs > 1 ? "For a shorter run lower MAX_EPOCH." : "This is already a short run.";
+        }
         return String.format(Locale.ROOT, "Estimated time: %s for %d epoch(s) of %d training and %d test images "
-                + "(%.1f ms per training image, timed here). %s in the environment of Jupyter.", human(seconds()),
-                numEpochs, trainExamples, testExamples, secondsPerExample * 1e3, shorter);
+                + "(%.1f ms per training image, timed here). %s", human(seconds()), numEpochs, trainExamples,
+                testExamples, secondsPerExample * 1e3, shorter);
     }
 
     /** A duration in words: "about 40 s", "about 20 min" or "about 9.1 h". */
