@@ -9,6 +9,7 @@ import tech.tablesaw.api.DoubleColumn;
 import tech.tablesaw.api.IntColumn;
 import tech.tablesaw.api.StringColumn;
 import tech.tablesaw.api.Table;
+import tech.tablesaw.columns.numbers.NumberColumnFormatter;
 
 /** Per-epoch metrics of training runs as a Tablesaw {@link Table}, one row per run and epoch. */
 public final class MetricsTable {
@@ -21,6 +22,10 @@ public final class MetricsTable {
     /** The numeric columns after run and epoch, in order: a new metric is one more line here. */
     public static final Map<String, ToDoubleFunction<EpochMetrics>> COLUMNS = columns();
 
+    /** Decimals shown when a table is printed, per numeric column (3 unless listed). */
+    private static final Map<String, Integer> DECIMALS = Map.of("train loss", 4, "seconds", 1, "examples/s", 0,
+            "syncs", 0, "MB synced", 1);
+
     private MetricsTable() {}
 
     private static Map<String, ToDoubleFunction<EpochMetrics>> columns() {
@@ -30,6 +35,8 @@ public final class MetricsTable {
         c.put("test acc", EpochMetrics::testAccuracy);
         c.put("seconds", EpochMetrics::seconds);
         c.put("examples/s", EpochMetrics::examplesPerSecond);
+        c.put("syncs", EpochMetrics::syncs);
+        c.put("MB synced", m -> m.syncBytes() / 1e6);
         return java.util.Collections.unmodifiableMap(c);
     }
 
@@ -43,6 +50,8 @@ public final class MetricsTable {
         }
         Table t = Table.create(run, StringColumn.create(RUN), IntColumn.create(EPOCH));
         COLUMNS.keySet().forEach(name -> t.addColumns(DoubleColumn.create(name)));
+        COLUMNS.keySet().forEach(name -> t.doubleColumn(name).setPrintFormatter(
+                NumberColumnFormatter.fixedWithGrouping(DECIMALS.getOrDefault(name, 3))));
         for (EpochMetrics m : history) {
             t.stringColumn(RUN).append(run.strip());
             t.intColumn(EPOCH).append(m.epoch());
