@@ -448,9 +448,12 @@ public final class DataParallelTrainer implements AutoCloseable {
         if (bar != null) {
             System.out.println();
         }
-        return new TrainingInterruptedException(epochs + 1, stepsDone, history, String.format(Locale.ROOT,
-                "getHistory() keeps the %d finished epoch(s); call fit(...) again to continue training from here.",
-                history.size()));
+        TrainingInterruptedException stop = new TrainingInterruptedException(epochs + 1, stepsDone, history,
+                String.format(Locale.ROOT, "getHistory() keeps the %d finished epoch(s); call fit(...) again to "
+                        + "continue training from here.", history.size()));
+        // JJava ends the cell at once on an interrupt and drops what the cell throws later: say it here too.
+        System.out.println(stop.getMessage());
+        return stop;
     }
 
     private static boolean causedByInterrupt(Throwable ex) {
