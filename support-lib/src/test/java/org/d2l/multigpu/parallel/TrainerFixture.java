@@ -84,6 +84,20 @@ final class TrainerFixture implements AutoCloseable {
         return new NDList(x, y);
     }
 
+    /** A learnable toy task of {@code n} images, batches of 16: the label is which quarter of the image is bright. */
+    ai.djl.training.dataset.ArrayDataset quarters(int n) {
+        NDArray x = manager.zeros(new Shape(n, 1, 28, 28));
+        float[] labels = new float[n];
+        for (int i = 0; i < n; i++) {
+            int q = i % 4;
+            labels[i] = q;
+            x.set(new ai.djl.ndarray.index.NDIndex("{}, 0, {}:{}, {}:{}", i, (q / 2) * 14, (q / 2) * 14 + 14,
+                    (q % 2) * 14, (q % 2) * 14 + 14), 1f);
+        }
+        return new ai.djl.training.dataset.ArrayDataset.Builder().setData(x).optLabels(manager.create(labels))
+                .setSampling(16, true).build();
+    }
+
     /** The largest absolute difference between the parameters of two blocks of the same kind. */
     static float maxDifference(Block a, Block b) {
         float max = 0;
