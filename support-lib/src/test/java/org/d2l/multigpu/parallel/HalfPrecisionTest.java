@@ -155,6 +155,32 @@ class HalfPrecisionTest {
     }
 
     @Test
+    void batchNormRunningStatisticsAreAveragedIntoTheMastersAndStayBitIdenticalInFloat16() {
+        Block net = new ai.djl.nn.SequentialBlock()
+                .add(ai.djl.nn.convolutional.Conv2d.builder().setFilters(4).setKernelShape(new ai.djl.ndarray.types.Shape(3, 3)).build())
+                .add(ai.djl.nn.norm.BatchNorm.builder().build())
+                .add(ai.djl.nn.Activation::relu)
+                .add(ai.djl.nn.Blocks.batchFlattenBlock())
+                .add(ai.djl.nn.core.Linear.builder().setUnits(10).build());
+        DataParallelTrainer t = half(net, null, 2, sgd(0.1f), GradientAveraging.mean(), null);
+        String runningMean = null;
+        for (Pair<String, Parameter> p : net.getParameters()) {
+            if (p.getKey().contains("runningMean")) {
+                runningMean = p.getValue().getId();
+            }
+        }
+        float[] before = t.master(0).get(runningMean).toFloatArray();
+        for (int step = 0; step < 2; step++) {
+            NDList b = f.batch(8);
+            t.trainStep(b.get(0), b.get(1));
+            assertReplicasAndMastersBitIdentical(t);
+        }
+        assertEquals(DataType.FLOAT32, t.master(0).get(runningMean).getDataType());
+        assertEquals(DataType.FLOAT16, t.replica(1).get(runningMean).getDataType());
+        assertTrue(maxAbsDiff(before, t.master(0).get(runningMean).toFloatArray()) > 0, "running mean never moved");
+    }
+
+    @Test
     void bfloat16IsRefusedInTheBuilderAndTheJvmCarriesOn() {
         DataParallelTrainer.Builder b = DataParallelTrainer.builder(LeNet.block());
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
