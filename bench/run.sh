@@ -3,7 +3,8 @@
 # single-device Trainer + EasyTrain, LeNet and ResNet-18, interleaved in one run; peak RSS per run.
 # "averaging": parameter averaging every 1 and 3 rounds against gradient averaging, 2 virtual
 # replicas, the DL4J example's LeNet, same examples per step; examples/s and bytes synchronised.
-# Usage: bench/run.sh [lenet|resnet18|averaging|all]   (extra options through BENCH_ARGS, e.g. "--rounds 5")
+# "precision": FLOAT16 (float32 master weights, loss scaling) against FLOAT32, 1 replica, LeNet and ResNet-18.
+# Usage: bench/run.sh [lenet|resnet18|averaging|precision|all]   (extra options through BENCH_ARGS, e.g. "--rounds 5")
 # Writes the tables to $BENCH_RESULTS (default bench/RESULTS.md) as well as to the terminal.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -23,8 +24,10 @@ out=$(mktemp)
   case "$which" in
     lenet|resnet18) run --model "$which" ;;
     averaging) run --suite averaging --model dl4j --batch 256 --steps 40 --warmup 5 ;;
-    all) run --model lenet; echo; run --model resnet18; echo; run --suite averaging --model dl4j --batch 256 --steps 40 --warmup 5 ;;
-    *) echo "unknown benchmark '$which': use lenet, resnet18, averaging or all" >&2; exit 2 ;;
+    precision) run --suite precision --model lenet; echo; run --suite precision --model resnet18 ;;
+    all) run --model lenet; echo; run --model resnet18; echo; run --suite averaging --model dl4j --batch 256 --steps 40 --warmup 5
+      echo; run --suite precision --model lenet; echo; run --suite precision --model resnet18 ;;
+    *) echo "unknown benchmark '$which': use lenet, resnet18, averaging, precision or all" >&2; exit 2 ;;
   esac
 } | tee "$out"
 results=${BENCH_RESULTS:-bench/RESULTS.md}

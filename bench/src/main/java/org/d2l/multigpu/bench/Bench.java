@@ -47,7 +47,9 @@ import org.d2l.multigpu.runtime.Djl;
  * Examples per second of the data-parallel trainer with 1, 2 and 4 virtual replicas against DJL's own
  * single-device {@code Trainer} with {@code EasyTrain} (suite {@code trainers}), or of parameter
  * averaging at frequencies 1 and 3 against gradient averaging on 2 replicas with the same global
- * work per step and the bytes each synchronises per epoch (suite {@code averaging}); every
+ * work per step and the bytes each synchronises per epoch (suite {@code averaging}), or of FLOAT16
+ * training (float32 master weights, loss scaling) against FLOAT32 on 1 replica (suite
+ * {@code precision}); every
  * measurement runs in its own JVM (so that peak RSS is its own) and the configurations are
  * interleaved round by round, so that a noisy machine slows them alike.
  */
@@ -55,6 +57,7 @@ public final class Bench {
 
     static final List<String> CONFIGS = List.of("djl", "dp1", "dp2", "dp4");
     static final List<String> AVERAGING = List.of("ga2", "pa2f1", "pa2f3");
+    static final List<String> PRECISION = List.of("fp32", "fp16");
     /** The examples of a full Fashion-MNIST epoch, to which the bytes synchronised are scaled. */
     static final int EPOCH = 60_000;
 
@@ -73,7 +76,7 @@ public final class Bench {
         Map<String, String> o = new LinkedHashMap<>();
         for (int i = 0; i < args.length; i++) {
             if (!args[i].startsWith("--") || i + 1 >= args.length) {
-                throw new IllegalArgumentException("usage: Bench [--suite trainers|averaging] [--model lenet|dl4j|resnet18] [--batch N] "
+                throw new IllegalArgumentException("usage: Bench [--suite trainers|averaging|precision] [--model lenet|dl4j|resnet18] [--batch N] "
                         + "[--steps N] [--warmup N] [--rounds N] [--limit N]; got " + Arrays.toString(args));
             }
             o.put(args[i].substring(2), args[++i]);
@@ -90,7 +93,8 @@ public final class Bench {
         int warmup = Integer.parseInt(o.getOrDefault("warmup", resnet ? "1" : "5"));
         int rounds = Integer.parseInt(o.getOrDefault("rounds", "3"));
         int limit = Integer.parseInt(o.getOrDefault("limit", String.valueOf(batch * 4)));
-        List<String> configs = o.getOrDefault("suite", "trainers").equals("averaging") ? AVERAGING : CONFIGS;
+        String suite = o.getOrDefault("suite", "trainers");
+        List<String> configs = suite.equals("averaging") ? AVERAGING : suite.equals("precision") ? PRECISION : CONFIGS;
         Map<String, List<double[]>> runs = new LinkedHashMap<>();
         configs.forEach(c -> runs.put(c, new ArrayList<>()));
         for (int r = 0; r < rounds; r++) {
@@ -114,7 +118,8 @@ public final class Bench {
                 Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"), LocalDate.now()));
         String base = runs.keySet().iterator().next();
         boolean averaging = base.equals("ga2");
-        sb.append("| trainer | examples/s (median) | ratio to " + (averaging ? "gradient averaging" : "DJL Trainer")
+        String baseName = averaging ? "gradient averaging" : base.equals("fp32") ? "FLOAT32" : "DJL Trainer";
+        sb.append("| trainer | examples/s (median) | ratio to " + baseName
                 + " (median of per-round ratios) | peak RSS MB (max) |" + (averaging ? " MB synchronised per "
                 + EPOCH + "-example epoch |\n|---|---|---|---|---|\n" : "\n|---|---|---|---|\n"));
         List<double[]> djl = runs.get(base);
@@ -139,6 +144,10 @@ public final class Bench {
                 return "DJL Trainer + EasyTrain, 1 device";
             case "dp1":
                 return "DataParallelTrainer, 1 replica";
+            case "fp32":
+                return "DataParallelTrainer, 1 replica, FLOAT32";
+            case "fp16":
+                return "DataParallelTrainer, 1 replica, FLOAT16 (float32 master, loss scaling)";
             case "ga2":
                 return "gradient averaging, 2 virtual replicas, global batch " + batch;
             default:
@@ -239,6 +248,12 @@ public final class Bench {
                     trainer.close();
                     m.close();
                 };
+            } else if (config.startsWith("fp")) {
+                DataParallelTrainer t = DataParallelTrainer.builder(net).setDevices(Devices.virtual(1))
+                        .optInputShape(input).optLearningRate(lr).optProgress(false)
+                        .optDataType(config.equals("fp16") ? DataType.FLOAT16 : DataType.FLOAT32).build();
+                run = b -> t.trainStep(b.get(0), b.get(1));
+                resource = t;
             } else if (!config.startsWith("dp")) {
                 averagingChild(config, net, input, lr, batches, steps, warmup, batch);
                 return;

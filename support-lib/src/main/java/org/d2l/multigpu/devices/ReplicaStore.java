@@ -3,6 +3,7 @@ package org.d2l.multigpu.devices;
 import ai.djl.Device;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.types.DataType;
 import ai.djl.nn.Block;
 import ai.djl.nn.Parameter;
 import ai.djl.training.ParameterStore;
@@ -40,10 +41,21 @@ public class ReplicaStore extends ParameterStore {
      * where the parameter is trained when {@code withGradients} is true.
      */
     public static ReplicaStore copyOf(Block net, Device device, NDManager manager, boolean withGradients) {
+        return copyOf(net, device, manager, withGradients, null);
+    }
+
+    /** The same, cast to {@code type} (kept as it is when {@code type} is null). */
+    public static ReplicaStore copyOf(Block net, Device device, NDManager manager, boolean withGradients,
+            DataType type) {
         Map<String, NDArray> values = new LinkedHashMap<>();
         for (Pair<String, Parameter> p : net.getParameters()) {
             Parameter param = p.getValue();
             NDArray copy = copy(param.getArray(), device);
+            if (type != null && copy.getDataType() != type) {
+                NDArray cast = copy.toType(type, true);
+                copy.close();
+                copy = cast;
+            }
             copy.attach(manager);
             if (withGradients && param.requiresGradient()) {
                 copy.setRequiresGradient(true);

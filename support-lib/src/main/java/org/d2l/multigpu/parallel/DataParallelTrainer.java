@@ -42,6 +42,9 @@ import org.d2l.multigpu.runtime.NoGrad;
  * thread; on a CPU the k replicas are virtual and run one after another, computing exactly what k
  * devices would. Every global step splits the batch, runs forward and backward per replica, and
  * brings the replicas in step with a {@link ReplicaSync} (by default {@link GradientAveraging#mean()}).
+ * With {@code optDataType(DataType.FLOAT16)} the replicas compute in float16 against float32 master
+ * weights with dynamic loss scaling ({@link HalfPrecision}); the block's own arrays stay the float32
+ * master of replica 0, on which the test accuracy is evaluated.
  */
 public final class DataParallelTrainer implements AutoCloseable {
 
@@ -52,7 +55,12 @@ public final class DataParallelTrainer implements AutoCloseable {
     private final ReplicaSync sync;
     private final boolean progress;
     private final NDManager manager;
-    private final List<ReplicaStore> replicas = new ArrayList<>();
+    /** The parameters each replica computes with: the masters, or their float16 copies. */
+    private final List<ReplicaStore> replicas;
+    /** The parameters the rule updates, float32; replica 0's are the block's own arrays. */
+    private final List<ReplicaStore> masters = new ArrayList<>();
+    /** Float16 compute with float32 masters and loss scaling, or null when training in FLOAT32. */
+    private final HalfPrecision half;
     private final List<Parameter> params = new ArrayList<>();
     private final List<ExecutorService> workers = new ArrayList<>();
     /**
@@ -66,6 +74,7 @@ public final class DataParallelTrainer implements AutoCloseable {
     private long steps;
     private long syncs;
     private long syncBytes;
+    private long skipped;
 
     private DataParallelTrainer(Builder b) {
         Djl.setup();
@@ -105,9 +114,14 @@ public final class DataParallelTrainer implements AutoCloseable {
             }
             params.add(param);
         }
-        replicas.add(ReplicaStore.of(net, manager));
+        masters.add(ReplicaStore.of(net, manager));
         for (int i = 1; i < devices.size(); i++) {
-            replicas.add(ReplicaStore.copyOf(net, devices.get(i), manager, true));
+            masters.add(ReplicaStore.copyOf(net, devices.get(i), manager, true));
+        }
+        half = b.dataType == DataType.FLOAT16 ? new HalfPrecision(net, devices, manager, b.lossScaler) : null;
+        replicas = half == null ? masters : half.replicas();
+        if (half != null) {
+            HalfPrecision.allocateGradients(masters, params, manager);
         }
         boolean concurrent = b.concurrent != null ? b.concurrent
                 : devices.size() > 1 && !Devices.hasVirtualReplicas(devices);
@@ -128,7 +142,7 @@ public final class DataParallelTrainer implements AutoCloseable {
         return new Builder(net);
     }
 
-    /** The block being trained; its own parameters are replica 0's. */
+    /** The block being trained; its own parameters are replica 0's (in FLOAT16, replica 0's float32 master). */
     public Block getNet() {
         return net;
     }
@@ -145,7 +159,7 @@ public final class DataParallelTrainer implements AutoCloseable {
     public ParameterSnapshot snapshot() {
         java.util.Map<String, NDArray> current = new java.util.LinkedHashMap<>();
         for (Parameter p : params) {
-            current.put(p.getId(), replicas.get(0).get(p.getId()));
+            current.put(p.getId(), masters.get(0).get(p.getId()));
         }
         return new ParameterSnapshot(manager, current);
     }
@@ -164,18 +178,28 @@ public final class DataParallelTrainer implements AutoCloseable {
                 throw new IllegalArgumentException("The snapshot has no parameter " + p.getId()
                         + ": it was taken from another model.");
             }
-            for (ReplicaStore r : replicas) {
+            for (ReplicaStore r : masters) {
                 FromScratch.copyInto(saved, r.get(p.getId()));
+            }
+        }
+        if (half != null) {
+            try (NDManager tmp = manager.newSubManager()) {
+                half.copyFromMasters(masters, params, tmp);
             }
         }
     }
 
-    /** Replica {@code i}'s parameter values. */
+    /** Replica {@code i}'s parameter values (in FLOAT16, the float16 ones it computes with). */
     public ReplicaStore replica(int i) {
         return replicas.get(i);
     }
 
-    /** The number of global steps taken so far. */
+    /** Replica {@code i}'s float32 master (the same store as {@link #replica} in FLOAT32), for tests. */
+    ReplicaStore master(int i) {
+        return masters.get(i);
+    }
+
+    /** The number of global steps taken so far (in FLOAT16 including skipped ones). */
     public long getSteps() {
         return steps;
     }
@@ -183,6 +207,16 @@ public final class DataParallelTrainer implements AutoCloseable {
     /** Whether replicas run concurrently, one worker thread per device. */
     public boolean isConcurrent() {
         return !workers.isEmpty();
+    }
+
+    /** The data type the replicas compute in, FLOAT32 or FLOAT16. */
+    public DataType getDataType() {
+        return half == null ? DataType.FLOAT32 : DataType.FLOAT16;
+    }
+
+    /** The loss scaler of FLOAT16 training, or null in FLOAT32. */
+    public LossScaler getLossScaler() {
+        return half == null ? null : half.scaler();
     }
 
     /** The rule that keeps the replicas in step. */
@@ -197,7 +231,8 @@ public final class DataParallelTrainer implements AutoCloseable {
      * One global step on the examples {@code x} and labels {@code y}: split over the replicas,
      * forward and backward on each, then one synchronised update (with {@link ParameterAveraging},
      * one round in which worker i takes shard i as its minibatch). Fails, leaving the parameters as
-     * they were, when the loss is NaN or infinite.
+     * they were, when the loss is NaN or infinite; in FLOAT16, a step whose gradients overflow is
+     * skipped instead (parameters unchanged, loss scale halved).
      */
     public StepResult trainStep(NDArray x, NDArray y) {
         try (NoGrad g = NoGrad.scope(); NDManager step = manager.newSubManager()) {
@@ -265,7 +300,20 @@ public final class DataParallelTrainer implements AutoCloseable {
                     + "NaN, or use an initialisation such as Init.pytorchLike().",
                     sum, unit(), steps + 1, epochs + 1, unit()));
         }
-        long bytes = sync.step(replicas, params, optimizer, active);
+        if (half != null && !half.unscaleInto(masters, params, active, step)) {
+            // A gradient overflowed in float16: skip this step everywhere and halve the loss scale.
+            zeroGradients();
+            restoreState(state);
+            half.scaler().stepSkipped();
+            skipped++;
+            steps++;
+            return new StepResult(sum, right, n);
+        }
+        long bytes = sync.step(masters, params, optimizer, active);
+        if (half != null) {
+            half.copyFromMasters(masters, params, step);
+            half.scaler().stepTaken();
+        }
         countSync(bytes);
         steps++;
         return new StepResult(sum, right, n);
@@ -283,10 +331,13 @@ public final class DataParallelTrainer implements AutoCloseable {
                 NDArray xi = xs.get(r);
                 NDArray yi = ys.get(r);
                 Runnable work = () -> {
-                    NDArray yHat = net.forward(replicas.get(r), new NDList(xi), true).head();
+                    NDArray in = half == null ? xi : HalfPrecision.input(xi);
+                    NDArray out = net.forward(replicas.get(r), new NDList(in), true).head();
+                    NDArray yHat = half == null ? out : half.toFloat32(out, r);
                     NDArray l = loss.evaluate(new NDList(yi), new NDList(yHat));
                     long ni = xi.getShape().get(0);
-                    gc.backward(l.mul(sync.lossWeight(ni, total, k)));
+                    float weight = sync.lossWeight(ni, total, k);
+                    gc.backward(l.mul(half == null ? weight : weight * half.scaler().scale()));
                     lossSum[r] = l.getFloat() * ni;
                     correct[r] = Accuracy.accuracy(yHat, yi);
                 };
@@ -303,7 +354,6 @@ public final class DataParallelTrainer implements AutoCloseable {
             throw ex;
         }
     }
-
 
     /**
      * Trains for {@code numEpochs} epochs over {@code trainSet} (each batch of it is a global batch,
@@ -359,6 +409,7 @@ public final class DataParallelTrainer implements AutoCloseable {
         long stepsDone = 0;
         syncs = 0;
         syncBytes = 0;
+        skipped = 0;
         List<NDArray> xs = new ArrayList<>();
         List<NDArray> ys = new ArrayList<>();
         // The minibatches of a round are held by a manager of ours: DJL's iterator frees its own
@@ -409,7 +460,7 @@ public final class DataParallelTrainer implements AutoCloseable {
         } finally {
             held.close();
         }
-        countSync(sync.finish(replicas, params, optimizer));
+        finishSync();
         epochs++;
         double testAcc = Double.NaN;
         if (testSet != null) {
@@ -422,7 +473,7 @@ public final class DataParallelTrainer implements AutoCloseable {
             }
         }
         EpochMetrics m = new EpochMetrics(epochs, lossSum / examples, correct / examples, testAcc, seconds,
-                examples / seconds, syncs, syncBytes);
+                examples / seconds, syncs, syncBytes, skipped, half == null ? Double.NaN : half.scaler().scale());
         history.add(m);
         return m;
     }
@@ -444,7 +495,7 @@ public final class DataParallelTrainer implements AutoCloseable {
 
     /** Ends an interrupted epoch with identical replicas and says where it stopped. */
     private TrainingInterruptedException interrupted(long stepsDone, ProgressBar bar) {
-        countSync(sync.finish(replicas, params, optimizer));
+        finishSync();
         if (bar != null) {
             System.out.println();
         }
@@ -463,6 +514,17 @@ public final class DataParallelTrainer implements AutoCloseable {
             }
         }
         return false;
+    }
+
+    /** The rule's end-of-period synchronisation, copied into the float16 replicas in FLOAT16. */
+    private void finishSync() {
+        long bytes = sync.finish(masters, params, optimizer);
+        if (half != null && bytes > 0) {
+            try (NDManager tmp = manager.newSubManager()) {
+                half.copyFromMasters(masters, params, tmp);
+            }
+        }
+        countSync(bytes);
     }
 
     private void countSync(long bytes) {
@@ -571,6 +633,8 @@ public final class DataParallelTrainer implements AutoCloseable {
         private Boolean concurrent;
         private boolean progress = progressByDefault();
         private boolean prefetch;
+        private DataType dataType = DataType.FLOAT32;
+        private LossScaler lossScaler;
 
         private Builder(Block net) {
             if (net == null) {
@@ -651,6 +715,22 @@ public final class DataParallelTrainer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * The data type the replicas compute in: FLOAT32 (the default) or FLOAT16 (float16 forward
+         * and backward, float32 master weights, dynamic loss scaling); anything else, BFLOAT16
+         * included, is refused here with an {@link IllegalArgumentException}.
+         */
+        public Builder optDataType(DataType dataType) {
+            this.dataType = HalfPrecision.checkTrainable(dataType);
+            return this;
+        }
+
+        /** The loss scaler for FLOAT16 training (default {@link LossScaler#dynamic()}; give each trainer its own). */
+        public Builder optLossScaler(LossScaler lossScaler) {
+            this.lossScaler = lossScaler;
+            return this;
+        }
+
         /** Whether progress bars are on: env {@code D2L_PROGRESS} or property {@code d2l.progress} = false turns them off. */
         static boolean progressByDefault() {
             String v = System.getenv("D2L_PROGRESS");
@@ -675,6 +755,13 @@ public final class DataParallelTrainer implements AutoCloseable {
                 throw new IllegalArgumentException("DJL's PyTorch engine does not implement Nesterov momentum "
                         + "(Optimizer.nag()): use Optimizer.sgd().setLearningRateTracker(...).optMomentum(0.9f) "
                         + "instead.");
+            }
+            if (lossScaler != null && dataType != DataType.FLOAT16) {
+                throw new IllegalArgumentException("A loss scaler is used only in FLOAT16 training: add "
+                        + "optDataType(DataType.FLOAT16) or drop optLossScaler(...).");
+            }
+            if (dataType == DataType.FLOAT16 && lossScaler == null) {
+                lossScaler = LossScaler.dynamic();
             }
             return new DataParallelTrainer(this);
         }

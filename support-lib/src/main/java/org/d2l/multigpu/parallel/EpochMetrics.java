@@ -6,10 +6,20 @@ import java.util.Locale;
 /**
  * What one epoch of training measured: mean training loss and accuracy, test accuracy (NaN when
  * there is no test set), training seconds, training examples per second, and how often the replicas
- * were synchronised (gradient allreduces or parameter averagings) with the bytes that moved for it.
+ * were synchronised (gradient allreduces or parameter averagings) with the bytes that moved for it,
+ * and in FLOAT16 training the steps skipped for overflowing gradients and the loss scale at the end
+ * of the epoch (NaN when the epoch used no loss scaling).
  */
 public record EpochMetrics(int epoch, double trainLoss, double trainAccuracy, double testAccuracy,
-        double seconds, double examplesPerSecond, long syncs, long syncBytes) {
+        double seconds, double examplesPerSecond, long syncs, long syncBytes, long skippedSteps,
+        double lossScale) {
+
+    /** Metrics of an epoch without loss scaling (FLOAT32 training). */
+    public EpochMetrics(int epoch, double trainLoss, double trainAccuracy, double testAccuracy,
+            double seconds, double examplesPerSecond, long syncs, long syncBytes) {
+        this(epoch, trainLoss, trainAccuracy, testAccuracy, seconds, examplesPerSecond, syncs, syncBytes, 0,
+                Double.NaN);
+    }
 
     /** Metrics without synchronisation counts (for runs outside the trainer). */
     public EpochMetrics(int epoch, double trainLoss, double trainAccuracy, double testAccuracy,
@@ -17,15 +27,22 @@ public record EpochMetrics(int epoch, double trainLoss, double trainAccuracy, do
         this(epoch, trainLoss, trainAccuracy, testAccuracy, seconds, examplesPerSecond, 0, 0);
     }
 
-    /** A fixed-width text table of {@code history}, one row an epoch. */
+    /**
+     * A fixed-width text table of {@code history}, one row an epoch (with skipped steps and loss scale
+     * when an epoch used loss scaling).
+     */
     public static String table(List<EpochMetrics> history) {
+        boolean scaled = history.stream().anyMatch(m -> !Double.isNaN(m.lossScale));
         StringBuilder sb = new StringBuilder(String.format(Locale.ROOT,
-                "%5s %10s %9s %9s %9s %10s %7s %10s%n", "epoch", "train loss", "train acc", "test acc", "seconds",
+                "%5s %10s %9s %9s %9s %10s %7s %10s", "epoch", "train loss", "train acc", "test acc", "seconds",
                 "examples/s", "syncs", "MB synced"));
+        sb.append(scaled ? String.format(Locale.ROOT, " %7s %10s%n", "skipped", "loss scale") : String.format("%n"));
         for (EpochMetrics m : history) {
-            sb.append(String.format(Locale.ROOT, "%5d %10.4f %9.3f %9.3f %9.1f %10.1f %7d %10.1f%n", m.epoch,
+            sb.append(String.format(Locale.ROOT, "%5d %10.4f %9.3f %9.3f %9.1f %10.1f %7d %10.1f", m.epoch,
                     m.trainLoss, m.trainAccuracy, m.testAccuracy, m.seconds, m.examplesPerSecond, m.syncs,
                     m.syncBytes / 1e6));
+            sb.append(scaled ? String.format(Locale.ROOT, " %7d %10.0f%n", m.skippedSteps, m.lossScale)
+                    : String.format("%n"));
         }
         return sb.toString();
     }

@@ -86,6 +86,11 @@ public final class TrainerFixture implements AutoCloseable {
         return new NDList(x, y);
     }
 
+    /** A learnable toy task of {@code n} images on this fixture's manager, shuffled batches of 16. */
+    ArrayDataset quarters(int n) {
+        return quarters(manager, n, 16, true);
+    }
+
     /** The largest absolute difference between the parameters of two blocks of the same kind. */
     static float maxDifference(Block a, Block b) {
         float max = 0;
