@@ -1,0 +1,94 @@
+package org.d2l.multigpu.spark;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.apache.spark.SparkConf;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.d2l.multigpu.runtime.Djl;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** Parameter averaging on Spark local[2] against the same averaging in one process. */
+class SparkTrainerTest {
+
+    private static JavaSparkContext sc;
+
+    @BeforeAll
+    static void startSpark() {
+        Djl.setup();
+        sc = new JavaSparkContext(new SparkConf().setMaster("local[2]").setAppName("SparkTrainerTest")
+                .set("spark.ui.enabled", "false").set("spark.driver.host", "127.0.0.1"));
+    }
+
+    @AfterAll
+    static void stopSpark() {
+        sc.stop();
+    }
+
+    private static SparkTrainer trainer(int k, int n, float lr) {
+        return SparkTrainer.builder(Models.LENET).setPartitions(k).optAveragingFrequency(n)
+                .optOptimizer(OptimizerFactory.sgd(lr)).optContext(sc).build();
+    }
+
+    private static void assertSameAsInProcess(int k, int n, int numBatches) {
+        float lr = 0.3f;
+        List<Minibatch> batches = SyntheticData.minibatches(numBatches, 8, 42);
+        try (SparkTrainer spark = trainer(k, n, lr); ShardedData data = spark.distribute(batches)) {
+            ParameterValues start = ParameterValues.of(spark.getNet());
+            spark.trainEpoch(data, null);
+            ParameterValues viaSpark = ParameterValues.of(spark.getNet());
+            ParameterValues inProcess = InProcessAveraging.train(start, batches, k, n, lr);
+            double diff = viaSpark.maxAbsDifference(inProcess);
+            assertTrue(diff < 1e-5, "k=" + k + ", n=" + n + ": max |spark - in-process| = " + diff);
+            assertTrue(viaSpark.maxAbsDifference(start) > 1e-3, "training moved the parameters");
+            assertEquals((numBatches / k + n - 1) / n, spark.getRounds().size(), "rounds");
+        }
+    }
+
+    @Test
+    void twoPartitionsAtFrequencyOneEqualInProcessAveragingOfTwoReplicas() {
+        assertSameAsInProcess(2, 1, 6);
+    }
+
+    @Test
+    void twoPartitionsAtFrequencyThreeEqualInProcessAveragingOfTwoReplicas() {
+        assertSameAsInProcess(2, 3, 12);
+    }
+
+    @Test
+    void aNaNInOnePartitionFailsTheRoundNamingItAndLeavesTheModelIntact() {
+        List<Minibatch> batches = new ArrayList<>(SyntheticData.minibatches(8, 8, 7));
+        Minibatch bad = batches.get(3); // minibatch 3 goes to partition 1, in its second local step
+        float[] x = bad.x().clone();
+        Arrays.fill(x, Float.NaN);
+        batches.set(3, new Minibatch(x, bad.shape(), bad.y()));
+        try (SparkTrainer spark = trainer(2, 2, 0.1f); ShardedData data = spark.distribute(batches)) {
+            ParameterValues before = ParameterValues.of(spark.getNet());
+            RoundFailedException e = assertThrows(RoundFailedException.class, () -> spark.trainRound(data, 0));
+            assertEquals(1, e.partition(), e.getMessage());
+            assertTrue(e.getMessage().contains("Partition 1 failed in round 1"), e.getMessage());
+            assertTrue(e.getMessage().contains("NaN"), e.getMessage());
+            assertEquals(0.0, ParameterValues.of(spark.getNet()).maxAbsDifference(before), "model untouched");
+            spark.trainRound(data, 2); // the next rounds' minibatches are sound: training goes on
+            assertTrue(ParameterValues.of(spark.getNet()).maxAbsDifference(before) > 0);
+        }
+    }
+
+    @Test
+    void aMinibatchOfTheWrongShapeFailsTheRoundNamingThePartition() {
+        List<Minibatch> batches = new ArrayList<>(SyntheticData.minibatches(4, 4, 9));
+        batches.set(2, new Minibatch(new float[4 * 20 * 20], new long[] {4, 1, 20, 20}, new float[4]));
+        try (SparkTrainer spark = trainer(2, 2, 0.1f); ShardedData data = spark.distribute(batches)) {
+            ParameterValues before = ParameterValues.of(spark.getNet());
+            RoundFailedException e = assertThrows(RoundFailedException.class, () -> spark.trainRound(data, 0));
+            assertEquals(0, e.partition(), e.getMessage());
+            assertEquals(0.0, ParameterValues.of(spark.getNet()).maxAbsDifference(before));
+        }
+    }
+}
