@@ -46,6 +46,7 @@ public final class FashionMnistData {
 
     private final int batchSize;
     private final boolean shuffle;
+    private final int prefetch;
     private final long limit;
     private final Path dataDir;
     private final Path cacheDir;
@@ -59,6 +60,7 @@ public final class FashionMnistData {
         Settings settings = b.settings != null ? b.settings : Settings.get();
         batchSize = b.batchSize;
         shuffle = b.shuffle;
+        prefetch = b.prefetch;
         limit = b.limit > 0 ? b.limit : settings.datasetLimit().orElse(Long.MAX_VALUE);
         dataDir = b.dataDir != null ? b.dataDir : settings.fashionMnistDir().orElse(null);
         cacheDir =
@@ -136,6 +138,7 @@ public final class FashionMnistData {
                 FashionMnist.builder()
                         .optUsage(usage)
                         .setSampling(batchSize, random)
+                        .optPrefetchNumber(prefetch)
                         .optLimit(limit);
         if (manager != null) {
             b.optManager(manager);
@@ -226,6 +229,7 @@ public final class FashionMnistData {
 
         private int batchSize = 256;
         private boolean shuffle = true;
+        private int prefetch = 2;
         private long limit;
         private Path dataDir;
         private Path cacheDir;
@@ -249,6 +253,18 @@ public final class FashionMnistData {
         /** Sets whether the training set is read in random order (default true; the test set never is). */
         public Builder shuffle(boolean shuffle) {
             this.shuffle = shuffle;
+            return this;
+        }
+
+        /**
+         * Sets how many minibatches DJL loads ahead when the trainer prefetches (DJL's
+         * {@code optPrefetchNumber}, default 2; ParallelWrapper's {@code prefetchBuffer}).
+         */
+        public Builder prefetch(int prefetch) {
+            if (prefetch < 1) {
+                throw new IllegalArgumentException("prefetch must be at least 1 minibatch, got " + prefetch);
+            }
+            this.prefetch = prefetch;
             return this;
         }
 

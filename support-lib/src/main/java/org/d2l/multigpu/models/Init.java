@@ -17,6 +17,12 @@ public final class Init {
                 XavierInitializer.RandomType.UNIFORM, XavierInitializer.FactorType.IN, 1);
     }
 
+    /** Deeplearning4j's {@code WeightInit.XAVIER}: weights drawn from normal(0, sqrt(2 / (fanIn + fanOut))). */
+    public static Initializer xavier() {
+        return new XavierInitializer(
+                XavierInitializer.RandomType.GAUSSIAN, XavierInitializer.FactorType.AVG, 1);
+    }
+
     /** The book's from-scratch initialisation: weights drawn from normal(0, sigma). */
     public static Initializer normal(float sigma) {
         return new NormalInitializer(sigma);

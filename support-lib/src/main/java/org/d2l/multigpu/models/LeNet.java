@@ -54,4 +54,20 @@ public final class LeNet {
                 .add(Activation::relu)
                 .add(Linear.builder().setUnits(10).build());
     }
+
+    /**
+     * The LeNet of Deeplearning4j's multi-GPU example ({@code ParallelWrapper}): conv 20@5x5, max-pool,
+     * conv 50@5x5, max-pool, dense 500 with ReLU, dense 10 (the softmax is in the loss).
+     */
+    public static SequentialBlock dl4jExample() {
+        return new SequentialBlock()
+                .add(Conv2d.builder().setFilters(20).setKernelShape(new Shape(5, 5)).build())
+                .add(Pool.maxPool2dBlock(new Shape(2, 2), new Shape(2, 2)))
+                .add(Conv2d.builder().setFilters(50).setKernelShape(new Shape(5, 5)).build())
+                .add(Pool.maxPool2dBlock(new Shape(2, 2), new Shape(2, 2)))
+                .add(Blocks.batchFlattenBlock())
+                .add(Linear.builder().setUnits(500).build())
+                .add(Activation::relu)
+                .add(Linear.builder().setUnits(10).build());
+    }
 }

@@ -14,14 +14,16 @@ import ai.djl.training.dataset.Batch;
 import ai.djl.training.dataset.RandomAccessDataset;
 import ai.djl.training.initializer.Initializer;
 import ai.djl.training.loss.Loss;
+import ai.djl.training.optimizer.Nag;
 import ai.djl.training.optimizer.Optimizer;
 import ai.djl.training.tracker.Tracker;
 import ai.djl.translate.TranslateException;
 import ai.djl.util.Pair;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.io.UncheckedIOException;
+import ai.djl.training.util.ProgressBar;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.ExecutionException;
@@ -33,6 +35,7 @@ import org.d2l.multigpu.devices.ReplicaStore;
 import org.d2l.multigpu.eval.Accuracy;
 import org.d2l.multigpu.models.Init;
 import org.d2l.multigpu.runtime.Djl;
+import org.d2l.multigpu.runtime.NoGrad;
 
 /**
  * Trains a DJL block on k replicas, one per device: on k GPUs each replica runs on its own worker
@@ -48,13 +51,16 @@ public final class DataParallelTrainer implements AutoCloseable {
     private final Optimizer optimizer;
     private final ReplicaSync sync;
     private final boolean progress;
-    private final PrintStream out;
     private final NDManager manager;
     private final List<ReplicaStore> replicas = new ArrayList<>();
     private final List<Parameter> params = new ArrayList<>();
     private final List<ExecutorService> workers = new ArrayList<>();
+    private final List<EpochMetrics> history = new ArrayList<>();
+    private final ExecutorService prefetcher;
     private int epochs;
     private long steps;
+    private long syncs;
+    private long syncBytes;
 
     private DataParallelTrainer(Builder b) {
         Djl.setup();
@@ -64,7 +70,11 @@ public final class DataParallelTrainer implements AutoCloseable {
         this.optimizer = b.optimizer;
         this.sync = b.sync;
         this.progress = b.progress;
-        this.out = b.out;
+        this.prefetcher = b.prefetch ? Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "prefetch");
+            t.setDaemon(true);
+            return t;
+        }) : null;
         Device home = devices.get(0);
         this.manager = NDManager.newBaseManager(home);
         if (!net.isInitialized()) {
@@ -137,6 +147,12 @@ public final class DataParallelTrainer implements AutoCloseable {
 
     /** Writes {@code snapshot} into every replica, bit for bit; optimizer state is left as it is. */
     public void restore(ParameterSnapshot snapshot) {
+        try (NoGrad g = NoGrad.scope()) {
+            restoreInto(snapshot);
+        }
+    }
+
+    private void restoreInto(ParameterSnapshot snapshot) {
         for (Parameter p : params) {
             NDArray saved = snapshot.values().get(p.getId());
             if (saved == null) {
@@ -169,73 +185,117 @@ public final class DataParallelTrainer implements AutoCloseable {
         return sync;
     }
 
-    /** What one global step measured: summed loss and number of correct predictions over the batch. */
+    /** What one global step (or round) measured: summed loss and number of correct predictions over its examples. */
     public record StepResult(double lossSum, double correct, long examples) {}
 
     /**
      * One global step on the examples {@code x} and labels {@code y}: split over the replicas,
-     * forward and backward on each, then one synchronised update. Fails, leaving the parameters as
+     * forward and backward on each, then one synchronised update (with {@link ParameterAveraging},
+     * one round in which worker i takes shard i as its minibatch). Fails, leaving the parameters as
      * they were, when the loss is NaN or infinite.
      */
     public StepResult trainStep(NDArray x, NDArray y) {
-        long n = x.getShape().get(0);
-        int k = devices.size();
-        try (NDManager step = manager.newSubManager()) {
+        try (NoGrad g = NoGrad.scope(); NDManager step = manager.newSubManager()) {
             // Everything computed from x and y during this step is freed with it; x and y go back.
             step.tempAttachAll(x, y);
-            List<NDArray> state = snapshotState(step);
             FromScratch.Shards shards = FromScratch.splitBatch(x, y, devices);
-            double[] lossSum = new double[k];
-            double[] correct = new double[k];
-            try (GradientCollector gc = Engine.getInstance().newGradientCollector()) {
-                List<Future<?>> pending = new ArrayList<>();
-                for (int i = 0; i < k; i++) {
-                    int r = i;
-                    NDArray xi = shards.x().get(r);
-                    NDArray yi = shards.y().get(r);
-                    Runnable work = () -> {
-                        NDArray yHat = net.forward(replicas.get(r), new NDList(xi), true).head();
-                        NDArray l = loss.evaluate(new NDList(yi), new NDList(yHat));
-                        long ni = xi.getShape().get(0);
-                        gc.backward(l.mul(sync.lossWeight(ni, n, k)));
-                        lossSum[r] = l.getFloat() * ni;
-                        correct[r] = Accuracy.accuracy(yHat, yi);
-                    };
-                    if (workers.isEmpty()) {
-                        work.run();
-                    } else {
-                        pending.add(workers.get(r).submit(work));
-                    }
-                }
-                for (Future<?> f : pending) {
-                    join(f);
-                }
-            }
-            double total = 0;
-            double right = 0;
-            for (int i = 0; i < k; i++) {
-                total += lossSum[i];
-                right += correct[i];
-            }
-            if (!Double.isFinite(total)) {
-                zeroGradients();
-                restoreState(state);
-                throw new IllegalStateException(String.format(Locale.ROOT,
-                        "The training loss is %s at step %d (epoch %d): the parameters were left as they "
-                        + "were before this step. Lower the learning rate, check the input data for "
-                        + "NaN, or use an initialisation such as Init.pytorchLike().",
-                        total, steps + 1, epochs + 1));
-            }
-            sync.step(replicas, params, optimizer);
-            steps++;
-            return new StepResult(total, right, n);
+            return run(shards.x(), shards.y(), step);
         }
     }
 
     /**
-     * Trains for {@code numEpochs} epochs over {@code trainSet} (each batch of it is a global batch),
-     * evaluating on {@code testSet} (may be null) after each, and returns the metrics of every epoch;
-     * {@code listeners} hear of the start and of every epoch (a live figure, for example).
+     * One round of parameter averaging: worker i takes a full local step on its own minibatch
+     * ({@code xs.get(i)}, {@code ys.get(i)}); fewer minibatches than workers make a partial round.
+     * Fails, leaving the parameters as they were before the round, when a loss is NaN or infinite.
+     */
+    public StepResult trainRound(List<NDArray> xs, List<NDArray> ys) {
+        if (!sync.ownMinibatches()) {
+            throw new IllegalStateException("trainRound gives each worker its own minibatch, which is "
+                    + "parameter averaging; with " + sync.getClass().getSimpleName()
+                    + " call trainStep(x, y) with the global batch.");
+        }
+        if (xs.isEmpty() || xs.size() != ys.size() || xs.size() > devices.size()) {
+            throw new IllegalArgumentException("A round takes between 1 and " + devices.size()
+                    + " minibatches (one per worker) with as many label arrays; got " + xs.size()
+                    + " and " + ys.size() + ".");
+        }
+        try (NoGrad g = NoGrad.scope(); NDManager step = manager.newSubManager()) {
+            List<NDArray> xd = new ArrayList<>();
+            List<NDArray> yd = new ArrayList<>();
+            for (int i = 0; i < xs.size(); i++) {
+                step.tempAttachAll(xs.get(i), ys.get(i));
+                xd.add(xs.get(i).toDevice(devices.get(i), false));
+                yd.add(ys.get(i).toDevice(devices.get(i), false));
+            }
+            return run(xd, yd, step);
+        }
+    }
+
+    /** Forward and backward on the first {@code xs.size()} replicas, then the rule's update. */
+    private StepResult run(List<NDArray> xs, List<NDArray> ys, NDManager step) {
+        int k = devices.size();
+        int active = xs.size();
+        long n = 0;
+        for (NDArray xi : xs) {
+            n += xi.getShape().get(0);
+        }
+        long total = n;
+        List<List<NDArray>> state = snapshotState(step);
+        double[] lossSum = new double[active];
+        double[] correct = new double[active];
+        try (GradientCollector gc = Engine.getInstance().newGradientCollector()) {
+            List<Future<?>> pending = new ArrayList<>();
+            for (int i = 0; i < active; i++) {
+                int r = i;
+                NDArray xi = xs.get(r);
+                NDArray yi = ys.get(r);
+                Runnable work = () -> {
+                    NDArray yHat = net.forward(replicas.get(r), new NDList(xi), true).head();
+                    NDArray l = loss.evaluate(new NDList(yi), new NDList(yHat));
+                    long ni = xi.getShape().get(0);
+                    gc.backward(l.mul(sync.lossWeight(ni, total, k)));
+                    lossSum[r] = l.getFloat() * ni;
+                    correct[r] = Accuracy.accuracy(yHat, yi);
+                };
+                if (workers.isEmpty()) {
+                    work.run();
+                } else {
+                    pending.add(workers.get(r).submit(work));
+                }
+            }
+            joinAll(pending);
+        } catch (RuntimeException ex) {
+            zeroGradients();
+            restoreState(state);
+            throw ex;
+        }
+        double sum = 0;
+        double right = 0;
+        for (int i = 0; i < active; i++) {
+            sum += lossSum[i];
+            right += correct[i];
+        }
+        if (!Double.isFinite(sum)) {
+            zeroGradients();
+            restoreState(state);
+            throw new IllegalStateException(String.format(Locale.ROOT,
+                    "The training loss is %s at %s %d (epoch %d): the parameters were left as they "
+                    + "were before this %s. Lower the learning rate, check the input data for "
+                    + "NaN, or use an initialisation such as Init.pytorchLike().",
+                    sum, unit(), steps + 1, epochs + 1, unit()));
+        }
+        long bytes = sync.step(replicas, params, optimizer, active);
+        countSync(bytes);
+        steps++;
+        return new StepResult(sum, right, n);
+    }
+
+    /**
+     * Trains for {@code numEpochs} epochs over {@code trainSet} (each batch of it is a global batch,
+     * or with {@link ParameterAveraging} one worker's minibatch), evaluating on {@code testSet} (may
+     * be null) after each, and returns the metrics of every epoch; {@code listeners} hear of the
+     * start and of every epoch (a live figure, for example). An interrupt of the calling thread
+     * stops it at the next step with a {@link TrainingInterruptedException}.
      */
     public List<EpochMetrics> fit(RandomAccessDataset trainSet, RandomAccessDataset testSet, int numEpochs,
             EpochListener... listeners) {
@@ -245,48 +305,96 @@ public final class DataParallelTrainer implements AutoCloseable {
         for (EpochListener l : listeners) {
             l.onFitStart(numEpochs);
         }
-        List<EpochMetrics> history = new ArrayList<>();
+        List<EpochMetrics> run = new ArrayList<>();
         for (int e = 0; e < numEpochs; e++) {
             EpochMetrics m = trainEpoch(trainSet, testSet);
-            history.add(m);
+            run.add(m);
             for (EpochListener l : listeners) {
                 l.onEpoch(m);
             }
         }
-        return history;
+        return run;
     }
 
-    /** Trains one epoch over {@code trainSet}, evaluates on {@code testSet} (may be null), returns its metrics. */
+    /**
+     * Trains one epoch over {@code trainSet}, evaluates on {@code testSet} (may be null), returns its
+     * metrics; the epoch ends with identical replicas under both rules. When the calling thread is
+     * interrupted it stops at the next step boundary: every replica holds the parameters after the
+     * last completed step (with parameter averaging, their average), no collector or worker is left
+     * running, and a {@link TrainingInterruptedException} says where it stopped.
+     */
     public EpochMetrics trainEpoch(RandomAccessDataset trainSet, RandomAccessDataset testSet) {
-        ProgressBar bar = progress
-                ? new ProgressBar(out, String.format(Locale.ROOT, "epoch %d", epochs + 1), trainSet.size())
-                : null;
+        try (NoGrad g = NoGrad.scope()) {
+            return epoch(trainSet, testSet);
+        }
+    }
+
+    private EpochMetrics epoch(RandomAccessDataset trainSet, RandomAccessDataset testSet) {
+        int k = devices.size();
+        if (sync.ownMinibatches() && trainSet.size() < k) {
+            throw new IllegalArgumentException("The training set has " + trainSet.size() + " example(s), fewer than the "
+                    + k + " workers that each need a minibatch: use more data (DATASET_LIMIT) or fewer workers.");
+        }
+        int perStep = sync.ownMinibatches() ? k : 1;
+        ProgressBar bar = progress ? new ProgressBar("epoch " + (epochs + 1), trainSet.size()) : null;
         double lossSum = 0;
         double correct = 0;
         long examples = 0;
         double seconds = 0;
+        long stepsDone = 0;
+        syncs = 0;
+        syncBytes = 0;
+        List<NDArray> xs = new ArrayList<>();
+        List<NDArray> ys = new ArrayList<>();
+        // The minibatches of a round are held by a manager of ours: DJL's iterator frees its own
+        // batches as soon as it reports that no batch is left, before a last partial round has run.
+        NDManager held = manager.newSubManager();
         try {
-            for (Batch batch : trainSet.getData(manager)) {
-                try (batch) {
+            Iterator<Batch> it = batches(trainSet).iterator();
+            boolean more = true;
+            while (more) {
+                if (Thread.interrupted()) {
+                    throw interrupted(stepsDone, bar);
+                }
+                try {
+                    more = it.hasNext();
+                    if (more) {
+                        try (Batch b = it.next()) {
+                            NDArray x = b.getData().head();
+                            NDArray y = b.getLabels().head();
+                            x.attach(held);
+                            y.attach(held);
+                            xs.add(x);
+                            ys.add(y);
+                        }
+                    }
+                } catch (RuntimeException ex) {
+                    if (causedByInterrupt(ex)) {
+                        throw interrupted(stepsDone, bar); // interrupted while waiting for a prefetched batch
+                    }
+                    throw ex;
+                }
+                if (xs.size() == perStep || (!more && !xs.isEmpty())) {
                     long t0 = System.nanoTime();
-                    StepResult r = trainStep(batch.getData().head(), batch.getLabels().head());
+                    StepResult r = sync.ownMinibatches() ? trainRound(xs, ys) : trainStep(xs.get(0), ys.get(0));
                     seconds += (System.nanoTime() - t0) / 1e9;
+                    xs.clear();
+                    ys.clear();
+                    held.close();
+                    held = manager.newSubManager();
                     lossSum += r.lossSum();
                     correct += r.correct();
                     examples += r.examples();
+                    stepsDone++;
                     if (bar != null) {
-                        bar.step(r.examples(), String.format(Locale.ROOT, "loss %.3f", lossSum / examples));
+                        bar.update(examples, String.format(Locale.ROOT, "loss %.3f", lossSum / examples));
                     }
                 }
             }
-        } catch (IOException ex) {
-            throw new UncheckedIOException(ex);
-        } catch (TranslateException ex) {
-            throw new IllegalStateException("Could not read a training batch: " + ex.getMessage(), ex);
+        } finally {
+            held.close();
         }
-        if (bar != null) {
-            bar.finish();
-        }
+        countSync(sync.finish(replicas, params, optimizer));
         epochs++;
         double testAcc = Double.NaN;
         if (testSet != null) {
@@ -298,31 +406,82 @@ public final class DataParallelTrainer implements AutoCloseable {
                 throw new IllegalStateException("Could not read a test batch: " + ex.getMessage(), ex);
             }
         }
-        return new EpochMetrics(epochs, lossSum / examples, correct / examples, testAcc, seconds,
-                examples / seconds);
+        EpochMetrics m = new EpochMetrics(epochs, lossSum / examples, correct / examples, testAcc, seconds,
+                examples / seconds, syncs, syncBytes);
+        history.add(m);
+        return m;
     }
 
-    /** Copies of replica 0's untrained state (BatchNorm running statistics), which a forward pass changes. */
-    private List<NDArray> snapshotState(NDManager step) {
-        List<NDArray> copies = new ArrayList<>();
-        for (Parameter p : params) {
-            if (!p.requiresGradient()) {
-                NDArray c = replicas.get(0).get(p.getId()).duplicate();
-                c.attach(step);
-                copies.add(c);
+    /** The metrics of every epoch this trainer has finished, across {@code fit} calls. */
+    public List<EpochMetrics> getHistory() {
+        return List.copyOf(history);
+    }
+
+    private Iterable<Batch> batches(RandomAccessDataset trainSet) {
+        try {
+            return prefetcher == null ? trainSet.getData(manager) : trainSet.getData(manager, prefetcher);
+        } catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        } catch (TranslateException ex) {
+            throw new IllegalStateException("Could not read a training batch: " + ex.getMessage(), ex);
+        }
+    }
+
+    /** Ends an interrupted epoch with identical replicas and says where it stopped. */
+    private TrainingInterruptedException interrupted(long stepsDone, ProgressBar bar) {
+        countSync(sync.finish(replicas, params, optimizer));
+        if (bar != null) {
+            System.out.println();
+        }
+        return new TrainingInterruptedException(epochs + 1, stepsDone, history, String.format(Locale.ROOT,
+                "getHistory() keeps the %d finished epoch(s); call fit(...) again to continue training from here.",
+                history.size()));
+    }
+
+    private static boolean causedByInterrupt(Throwable ex) {
+        for (Throwable t = ex; t != null; t = t.getCause()) {
+            if (t instanceof InterruptedException) {
+                return true;
             }
+        }
+        return false;
+    }
+
+    private void countSync(long bytes) {
+        if (bytes > 0) {
+            syncs++;
+            syncBytes += bytes;
+        }
+    }
+
+    private String unit() {
+        return sync.ownMinibatches() ? "round" : "step";
+    }
+
+    /** Copies of every replica's untrained state (BatchNorm running statistics), which a forward pass changes. */
+    private List<List<NDArray>> snapshotState(NDManager step) {
+        List<List<NDArray>> copies = new ArrayList<>();
+        for (ReplicaStore r : replicas) {
+            List<NDArray> own = new ArrayList<>();
+            for (Parameter p : params) {
+                if (!p.requiresGradient()) {
+                    NDArray c = r.get(p.getId()).duplicate();
+                    c.attach(step);
+                    own.add(c);
+                }
+            }
+            copies.add(own);
         }
         return copies;
     }
 
-    private void restoreState(List<NDArray> state) {
-        int j = 0;
-        for (Parameter p : params) {
-            if (!p.requiresGradient()) {
-                for (ReplicaStore r : replicas) {
-                    FromScratch.copyInto(state.get(j), r.get(p.getId()));
+    private void restoreState(List<List<NDArray>> state) {
+        for (int i = 0; i < replicas.size(); i++) {
+            int j = 0;
+            for (Parameter p : params) {
+                if (!p.requiresGradient()) {
+                    FromScratch.copyInto(state.get(i).get(j++), replicas.get(i).get(p.getId()));
                 }
-                j++;
             }
         }
     }
@@ -339,18 +498,36 @@ public final class DataParallelTrainer implements AutoCloseable {
         }
     }
 
-    private static void join(Future<?> f) {
-        try {
-            f.get();
-        } catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("Interrupted while waiting for a replica.", ex);
-        } catch (ExecutionException ex) {
-            Throwable c = ex.getCause();
-            if (c instanceof RuntimeException re) {
-                throw re;
+    /**
+     * Waits for every replica's work, even when the calling thread is interrupted meanwhile (the
+     * interrupt is kept for the loop to see at the next step), so that no worker still runs when the
+     * gradient collector closes; then rethrows the first failure.
+     */
+    private static void joinAll(List<Future<?>> pending) {
+        boolean interrupted = false;
+        RuntimeException failure = null;
+        for (Future<?> f : pending) {
+            while (true) {
+                try {
+                    f.get();
+                    break;
+                } catch (InterruptedException ex) {
+                    interrupted = true;
+                } catch (ExecutionException ex) {
+                    Throwable c = ex.getCause();
+                    if (failure == null) {
+                        failure = c instanceof RuntimeException re ? re
+                                : new IllegalStateException("A replica failed: " + c, c);
+                    }
+                    break;
+                }
             }
-            throw new IllegalStateException("A replica failed: " + c, c);
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        if (failure != null) {
+            throw failure;
         }
     }
 
@@ -358,6 +535,9 @@ public final class DataParallelTrainer implements AutoCloseable {
     @Override
     public void close() {
         workers.forEach(ExecutorService::shutdownNow);
+        if (prefetcher != null) {
+            prefetcher.shutdownNow();
+        }
         manager.close();
     }
 
@@ -371,8 +551,8 @@ public final class DataParallelTrainer implements AutoCloseable {
         private Initializer initializer = Init.pytorchLike();
         private Shape inputShape;
         private Boolean concurrent;
-        private boolean progress = ProgressBar.enabledByDefault();
-        private PrintStream out = System.out;
+        private boolean progress = progressByDefault();
+        private boolean prefetch;
 
         private Builder(Block net) {
             if (net == null) {
@@ -410,7 +590,10 @@ public final class DataParallelTrainer implements AutoCloseable {
             return this;
         }
 
-        /** The rule that keeps replicas in step, by default {@link GradientAveraging#mean()}. */
+        /**
+         * The rule that keeps replicas in step, by default {@link GradientAveraging#mean()}, or
+         * {@link ParameterAveraging} (give each trainer its own: it holds the averaging period).
+         */
         public Builder optSync(ReplicaSync sync) {
             this.sync = sync;
             return this;
@@ -434,16 +617,29 @@ public final class DataParallelTrainer implements AutoCloseable {
             return this;
         }
 
-        /** Turns the per-epoch progress bar on or off (default: on unless {@code D2L_PROGRESS=false}). */
+        /** Turns DJL's per-epoch progress bar on or off (default: on unless {@code D2L_PROGRESS=false}). */
         public Builder optProgress(boolean progress) {
             this.progress = progress;
             return this;
         }
 
-        /** Where the progress bar is written (default {@code System.out}). */
-        public Builder optOutput(PrintStream out) {
-            this.out = out;
+        /**
+         * Loads the next minibatches on a background thread while the replicas train, as
+         * ParallelWrapper's {@code prefetchBuffer} does, through DJL's own prefetching (how many
+         * batches ahead is the dataset's {@code optPrefetchNumber}, default 2).
+         */
+        public Builder optPrefetch(boolean prefetch) {
+            this.prefetch = prefetch;
             return this;
+        }
+
+        /** Whether progress bars are on: env {@code D2L_PROGRESS} or property {@code d2l.progress} = false turns them off. */
+        static boolean progressByDefault() {
+            String v = System.getenv("D2L_PROGRESS");
+            if (v == null) {
+                v = System.getProperty("d2l.progress", "true");
+            }
+            return !v.equalsIgnoreCase("false") && !v.equals("0");
         }
 
         /** Builds the trainer: initialises the block if needed and makes the replicas. */
@@ -455,6 +651,12 @@ public final class DataParallelTrainer implements AutoCloseable {
             if (optimizer == null) {
                 throw new IllegalArgumentException(
                         "No optimizer set: call optLearningRate(lr) or optOptimizer(...) on the builder.");
+            }
+            if (optimizer instanceof Nag && "PyTorch".equals(Djl.engine().getEngineName())) {
+                // It would fail only at the first update, after the backward passes of a step.
+                throw new IllegalArgumentException("DJL's PyTorch engine does not implement Nesterov momentum "
+                        + "(Optimizer.nag()): use Optimizer.sgd().setLearningRateTracker(...).optMomentum(0.9f) "
+                        + "instead.");
             }
             return new DataParallelTrainer(this);
         }

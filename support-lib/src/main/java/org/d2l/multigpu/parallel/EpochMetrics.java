@@ -5,18 +5,27 @@ import java.util.Locale;
 
 /**
  * What one epoch of training measured: mean training loss and accuracy, test accuracy (NaN when
- * there is no test set), training seconds and training examples per second.
+ * there is no test set), training seconds, training examples per second, and how often the replicas
+ * were synchronised (gradient allreduces or parameter averagings) with the bytes that moved for it.
  */
 public record EpochMetrics(int epoch, double trainLoss, double trainAccuracy, double testAccuracy,
-        double seconds, double examplesPerSecond) {
+        double seconds, double examplesPerSecond, long syncs, long syncBytes) {
+
+    /** Metrics without synchronisation counts (for runs outside the trainer). */
+    public EpochMetrics(int epoch, double trainLoss, double trainAccuracy, double testAccuracy,
+            double seconds, double examplesPerSecond) {
+        this(epoch, trainLoss, trainAccuracy, testAccuracy, seconds, examplesPerSecond, 0, 0);
+    }
 
     /** A fixed-width text table of {@code history}, one row an epoch. */
     public static String table(List<EpochMetrics> history) {
         StringBuilder sb = new StringBuilder(String.format(Locale.ROOT,
-                "%5s %10s %9s %9s %9s %10s%n", "epoch", "train loss", "train acc", "test acc", "seconds", "examples/s"));
+                "%5s %10s %9s %9s %9s %10s %7s %10s%n", "epoch", "train loss", "train acc", "test acc", "seconds",
+                "examples/s", "syncs", "MB synced"));
         for (EpochMetrics m : history) {
-            sb.append(String.format(Locale.ROOT, "%5d %10.4f %9.3f %9.3f %9.1f %10.1f%n", m.epoch, m.trainLoss,
-                    m.trainAccuracy, m.testAccuracy, m.seconds, m.examplesPerSecond));
+            sb.append(String.format(Locale.ROOT, "%5d %10.4f %9.3f %9.3f %9.1f %10.1f %7d %10.1f%n", m.epoch,
+                    m.trainLoss, m.trainAccuracy, m.testAccuracy, m.seconds, m.examplesPerSecond, m.syncs,
+                    m.syncBytes / 1e6));
         }
         return sb.toString();
     }

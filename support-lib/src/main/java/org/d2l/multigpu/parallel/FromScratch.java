@@ -14,6 +14,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.function.BiFunction;
 import org.d2l.multigpu.devices.ReplicaStore;
+import org.d2l.multigpu.runtime.NoGrad;
 
 /**
  * The primitives of d2l's "multi-GPU training from scratch", by the book's names: the notebook
@@ -269,11 +270,16 @@ public final class FromScratch {
         return ends;
     }
 
-    /** Minibatch SGD, as the book's {@code sgd}: {@code param -= lr * grad / batchSize} for each parameter. */
+    /**
+     * Minibatch SGD, as the book's {@code sgd}: {@code param -= lr * grad / batchSize} for each
+     * parameter, with gradient recording off as under the book's {@code torch.no_grad()}.
+     */
     public static void sgd(List<NDArray> params, float lr, long batchSize) {
-        for (NDArray p : params) {
-            try (NDArray g = p.getGradient(); NDArray step = g.mul(lr / batchSize)) {
-                p.subi(step);
+        try (NoGrad off = NoGrad.scope()) {
+            for (NDArray p : params) {
+                try (NDArray g = p.getGradient(); NDArray step = g.mul(lr / batchSize)) {
+                    p.subi(step);
+                }
             }
         }
     }

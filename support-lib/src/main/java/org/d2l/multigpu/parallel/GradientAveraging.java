@@ -38,11 +38,18 @@ public final class GradientAveraging implements ReplicaSync {
     }
 
     @Override
-    public void step(List<ReplicaStore> replicas, List<Parameter> params, Optimizer optimizer) {
+    public long step(List<ReplicaStore> replicas, List<Parameter> params, Optimizer optimizer, int active) {
+        if (active != replicas.size()) {
+            throw new IllegalStateException("Gradient averaging needs a shard on every replica: "
+                    + active + " of " + replicas.size() + " replicas computed gradients.");
+        }
         ReplicaStore first = replicas.get(0);
+        long bytes = 0;
         for (Parameter p : params) {
             String id = p.getId();
             NDArray w0 = first.get(id);
+            // every replica hands its gradient (or running statistics) in for the mean
+            bytes += w0.size() * w0.getDataType().getNumOfBytes() * replicas.size();
             if (p.requiresGradient()) {
                 // getGradient() returns a new handle on the gradient each call: close each one used.
                 try (NDArray g0 = w0.getGradient()) {
@@ -68,6 +75,7 @@ public final class GradientAveraging implements ReplicaSync {
                 }
             }
         }
+        return bytes;
     }
 
     /** {@code dst += src}, with {@code src} on any device; a copy made to move it is freed at once. */

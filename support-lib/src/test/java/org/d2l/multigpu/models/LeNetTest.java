@@ -40,4 +40,27 @@ class LeNetTest {
             assertArrayEquals(y.toFloatArray(), z.toFloatArray(), 1e-5f);
         }
     }
+
+    @Test
+    void theDl4jExampleNetworkHasItsLayersShapesAndXavierScale() {
+        Djl.setup();
+        try (NDManager manager = NDManager.newBaseManager()) {
+            Block net = Init.weights(LeNet.dl4jExample(), Init.xavier());
+            net.initialize(manager, DataType.FLOAT32, new Shape(1, 1, 28, 28));
+            long count = 0;
+            for (var p : net.getParameters()) {
+                count += p.getValue().getArray().size();
+            }
+            // conv 20@5x5 (520), conv 50@5x5 (25,050), dense 800 -> 500 (400,500), dense 500 -> 10 (5,010)
+            assertEquals(431_080, count);
+            NDArray x = manager.randomUniform(0, 1, new Shape(3, 1, 28, 28));
+            NDArray y = net.forward(new ParameterStore(manager, false), new NDList(x), false).head();
+            assertEquals(new Shape(3, 10), y.getShape());
+            // DL4J's Xavier: normal with variance 2 / (fanIn + fanOut); dense 800 -> 500 gives std 0.0392.
+            NDArray w = net.getParameters().valueAt(4).getArray();
+            assertEquals(new Shape(500, 800), w.getShape());
+            float std = (float) Math.sqrt(w.sub(w.mean()).square().mean().getFloat());
+            assertEquals(Math.sqrt(2.0 / 1300), std, 0.002);
+        }
+    }
 }

@@ -1,5 +1,9 @@
 package org.d2l.multigpu.parallel;
 
+import static org.d2l.multigpu.parallel.TrainerFixture.assertReplicasBitIdentical;
+import static org.d2l.multigpu.parallel.TrainerFixture.copyParameters;
+import static org.d2l.multigpu.parallel.TrainerFixture.maxDifference;
+import static org.d2l.multigpu.parallel.TrainerFixture.sgd;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -25,98 +29,37 @@ import org.d2l.multigpu.devices.Devices;
 import org.d2l.multigpu.devices.ReplicaStore;
 import org.d2l.multigpu.models.LeNet;
 import org.d2l.multigpu.models.ResNet;
-import org.d2l.multigpu.runtime.Djl;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 class DataParallelTrainerTest {
 
-    private static final Shape IMAGE = new Shape(1, 1, 28, 28);
+    private static final Shape IMAGE = TrainerFixture.IMAGE;
 
-    private NDManager manager;
-    private final List<AutoCloseable> toClose = new ArrayList<>();
-
-    @BeforeEach
-    void setUp() {
-        Djl.setup();
-        manager = NDManager.newBaseManager(Device.cpu());
-        manager.getEngine().setRandomSeed(1234);
-    }
+    private final TrainerFixture f = new TrainerFixture();
 
     @AfterEach
     void tearDown() throws Exception {
-        for (AutoCloseable c : toClose) {
-            c.close();
-        }
-        manager.close();
+        f.close();
     }
 
-    /** A trainer over {@code k} virtual replicas of a fresh block with the same initial values as {@code like}. */
     private DataParallelTrainer trainer(Block net, Block like, int k, Optimizer opt, ReplicaSync sync) {
-        net.initialize(manager, DataType.FLOAT32, IMAGE);
-        if (like != null) {
-            copyParameters(like, net);
-        }
-        DataParallelTrainer t = DataParallelTrainer.builder(net)
-                .setDevices(Devices.virtual(k))
-                .optOptimizer(opt)
-                .optSync(sync)
-                .optProgress(false)
-                .build();
-        toClose.add(t);
-        return t;
-    }
-
-    private static Optimizer sgd(float lr) {
-        return Optimizer.sgd().setLearningRateTracker(Tracker.fixed(lr)).build();
-    }
-
-    private static void copyParameters(Block from, Block to) {
-        ai.djl.nn.ParameterList a = from.getParameters();
-        ai.djl.nn.ParameterList b = to.getParameters();
-        for (int i = 0; i < a.size(); i++) {
-            FromScratch.copyInto(a.get(i).getValue().getArray(), b.get(i).getValue().getArray());
-        }
+        return f.trainer(net, like, k, opt, sync);
     }
 
     private NDList batch(int n) {
-        NDArray x = manager.randomUniform(0, 1, new Shape(n, 1, 28, 28));
-        NDArray y = manager.randomInteger(0, 10, new Shape(n), DataType.INT32).toType(DataType.FLOAT32, false);
-        return new NDList(x, y);
-    }
-
-    private static float maxDifference(Block a, Block b) {
-        float max = 0;
-        ai.djl.nn.ParameterList pa = a.getParameters();
-        ai.djl.nn.ParameterList pb = b.getParameters();
-        for (int i = 0; i < pa.size(); i++) {
-            NDArray d = pa.get(i).getValue().getArray().sub(pb.get(i).getValue().getArray()).abs();
-            max = Math.max(max, d.max().getFloat());
-        }
-        return max;
-    }
-
-    private static void assertReplicasBitIdentical(DataParallelTrainer t) {
-        for (Pair<String, Parameter> p : t.getNet().getParameters()) {
-            String id = p.getValue().getId();
-            float[] first = t.replica(0).get(id).toFloatArray();
-            for (int i = 1; i < t.getDevices().size(); i++) {
-                assertArrayEquals(first, t.replica(i).get(id).toFloatArray(), 0f,
-                        "replica " + i + " differs from replica 0 in " + p.getKey());
-            }
-        }
+        return f.batch(n);
     }
 
     private void assertEquivalentToOneReplica(int k, int batchSize, boolean concurrent) {
         Block one = LeNet.block();
         DataParallelTrainer t1 = trainer(one, null, 1, sgd(0.1f), GradientAveraging.mean());
         Block many = LeNet.block();
-        many.initialize(manager, DataType.FLOAT32, IMAGE);
+        many.initialize(f.manager, DataType.FLOAT32, IMAGE);
         copyParameters(one, many);
         DataParallelTrainer tk = DataParallelTrainer.builder(many).setDevices(Devices.virtual(k))
                 .optOptimizer(sgd(0.1f)).optProgress(false).optConcurrent(concurrent).build();
-        toClose.add(tk);
+        f.closeLater(tk);
         assertEquals(concurrent, tk.isConcurrent());
         for (int step = 0; step < 10; step++) {
             NDList b = batch(batchSize);
@@ -128,7 +71,7 @@ class DataParallelTrainerTest {
         assertTrue(diff <= 1e-5f, k + " replicas differ from 1 replica by " + diff);
         // The comparison means something only if training moved the parameters.
         Block fresh = LeNet.block();
-        fresh.initialize(manager, DataType.FLOAT32, IMAGE);
+        fresh.initialize(f.manager, DataType.FLOAT32, IMAGE);
         assertTrue(maxDifference(fresh, one) > 1e-3f);
     }
 
@@ -195,9 +138,9 @@ class DataParallelTrainerTest {
     @Test
     void resnet18OnTwoReplicasAveragesBatchNormRunningStatistics() {
         Block net = ResNet.resnet18(10, 1);
-        net.initialize(manager, DataType.FLOAT32, IMAGE);
+        net.initialize(f.manager, DataType.FLOAT32, IMAGE);
         Block probe = ResNet.resnet18(10, 1);
-        probe.initialize(manager, DataType.FLOAT32, IMAGE);
+        probe.initialize(f.manager, DataType.FLOAT32, IMAGE);
         copyParameters(net, probe);
         NDList b = batch(6);
         // What each replica's running statistics become when it sees only its own shard.
@@ -214,7 +157,7 @@ class DataParallelTrainerTest {
         }
         FromScratch.Shards shards = FromScratch.splitBatch(b.get(0), b.get(1), Devices.virtual(2));
         for (int i = 0; i < 2; i++) {
-            ReplicaStore store = ReplicaStore.copyOf(probe, Device.cpu(), manager, false);
+            ReplicaStore store = ReplicaStore.copyOf(probe, Device.cpu(), f.manager, false);
             probe.forward(store, new NDList(shards.x().get(i)), true);
             for (int j = 0; j < running.size(); j++) {
                 float[] v = store.get(running.get(j).getId()).toFloatArray();
@@ -225,7 +168,7 @@ class DataParallelTrainerTest {
         }
         DataParallelTrainer t = DataParallelTrainer.builder(net).setDevices(Devices.virtual(2))
                 .optLearningRate(0.05f).optProgress(false).build();
-        toClose.add(t);
+        f.closeLater(t);
         t.trainStep(b.get(0), b.get(1));
         ai.djl.nn.ParameterList netParams = net.getParameters();
         int j = 0;
@@ -278,7 +221,7 @@ class DataParallelTrainerTest {
         NDList good = batch(8);
         t.trainStep(good.get(0), good.get(1));
         Block before = LeNet.block();
-        before.initialize(manager, DataType.FLOAT32, IMAGE);
+        before.initialize(f.manager, DataType.FLOAT32, IMAGE);
         copyParameters(net, before);
         NDArray x = good.get(0).duplicate();
         x.set(new ai.djl.ndarray.index.NDIndex("0, 0, 0, 0"), Float.NaN);
@@ -294,7 +237,7 @@ class DataParallelTrainerTest {
     void fitReturnsOneRowOfMetricsPerEpochAndLearns() {
         // A learnable toy task: the label is which quarter of the image is bright.
         int n = 64;
-        NDArray x = manager.zeros(new Shape(n, 1, 28, 28));
+        NDArray x = f.manager.zeros(new Shape(n, 1, 28, 28));
         float[] labels = new float[n];
         for (int i = 0; i < n; i++) {
             int q = i % 4;
@@ -302,12 +245,12 @@ class DataParallelTrainerTest {
             x.set(new ai.djl.ndarray.index.NDIndex("{}, 0, {}:{}, {}:{}", i, (q / 2) * 14, (q / 2) * 14 + 14,
                     (q % 2) * 14, (q % 2) * 14 + 14), 1f);
         }
-        NDArray y = manager.create(labels);
+        NDArray y = f.manager.create(labels);
         ArrayDataset data = new ArrayDataset.Builder().setData(x).optLabels(y).setSampling(16, true).build();
         Block net = LeNet.block();
         DataParallelTrainer t = DataParallelTrainer.builder(net).setDevices(Devices.virtual(2))
                 .optInputShape(IMAGE).optLearningRate(0.5f).optProgress(false).build();
-        toClose.add(t);
+        f.closeLater(t);
         List<EpochMetrics> h = t.fit(data, data, 8);
         assertEquals(8, h.size());
         assertEquals(8, h.get(7).epoch());
@@ -342,5 +285,36 @@ class DataParallelTrainerTest {
         }
         assertEquals(ownBefore, own.getManagedArrays().size(), "arrays left with the block's parameters");
         assertEquals(copiesBefore, copies.getManagedArrays().size(), "arrays left with the replica copies");
+    }
+
+    @Test
+    void trainingWorksOnAThreadOtherThanTheOneThatStartedTheEngine() throws Exception {
+        // PyTorch records gradients per thread, on by default; DJL turns recording off only on the
+        // thread that started the engine. A kernel may run a cell on any thread.
+        Block net = LeNet.block();
+        DataParallelTrainer t = trainer(net, null, 2, sgd(0.1f), GradientAveraging.mean());
+        NDList b = batch(8);
+        java.util.concurrent.ExecutorService other = java.util.concurrent.Executors.newSingleThreadExecutor();
+        try {
+            boolean recordingThere = other.submit(org.d2l.multigpu.runtime.NoGrad::recording).get();
+            assertTrue(recordingThere, "a new thread should start with gradient recording on");
+            DataParallelTrainer.StepResult r = other.submit(() -> t.trainStep(b.get(0), b.get(1))).get();
+            assertTrue(Double.isFinite(r.lossSum()));
+            List<NDArray> ps = new ArrayList<>();
+            for (Pair<String, Parameter> p : net.getParameters()) {
+                NDArray a = p.getValue().getArray().duplicate();
+                a.setRequiresGradient(true);
+                ps.add(a);
+            }
+            other.submit(() -> {
+                for (NDArray a : ps) {
+                    a.getGradient().set(new ai.djl.ndarray.index.NDIndex("..."), 1f);
+                }
+                FromScratch.sgd(ps, 0.1f, 1);
+            }).get();
+        } finally {
+            other.shutdownNow();
+        }
+        assertReplicasBitIdentical(t);
     }
 }

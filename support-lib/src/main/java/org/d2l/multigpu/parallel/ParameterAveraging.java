@@ -1,0 +1,218 @@
+package org.d2l.multigpu.parallel;
+
+import ai.djl.Device;
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDManager;
+import ai.djl.nn.Parameter;
+import ai.djl.training.optimizer.Optimizer;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.List;
+import org.d2l.multigpu.devices.ReplicaStore;
+
+/**
+ * Parameter averaging as Deeplearning4j's {@code ParallelWrapper} does it: each of the k workers
+ * (replicas) takes a minibatch of its own, so one round consumes k minibatches, and a full local
+ * optimizer step with its own optimizer state; every {@code averagingFrequency} rounds the
+ * parameters (and BatchNorm running statistics) are averaged arithmetically over the workers and
+ * written back to all of them, and with {@code averageUpdaters} (the default, as in DL4J) so is the
+ * optimizer state (momentum, Adam's moments).
+ *
+ * <p>An epoch always ends averaged: when rounds remain since the last averaging, they are averaged at
+ * the end of the epoch, so an epoch of R rounds has ceil(R / N) averagings and is evaluated on the
+ * averaged model. In a last partial round (fewer minibatches left than workers) only the workers
+ * that got a minibatch take a step, and the averaging that ends the epoch takes the mean over the
+ * workers that stepped since the last averaging (DL4J averages only the workers that got data);
+ * the others receive the mean. Worker i keeps its optimizer state under the parameter's id with
+ * {@code "@worker" + i} appended (worker 0 under the plain id), so learning-rate schedules advance
+ * once per round, not k times.
+ *
+ * <p>At frequency 1 with SGD, with or without momentum (state averaged), the update is linear and
+ * this equals gradient averaging over equal shards; with Adam it does not.
+ */
+public final class ParameterAveraging implements ReplicaSync {
+
+    private final int frequency;
+    private final boolean averageUpdaters;
+    private final BitSet stepped = new BitSet();
+    private int roundsSinceAveraging;
+
+    private ParameterAveraging(Builder b) {
+        this.frequency = b.frequency;
+        this.averageUpdaters = b.averageUpdaters;
+    }
+
+    /** Starts a builder: averaging frequency 1 and optimizer state averaged, DL4J's defaults. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Averages every {@code n} rounds, with optimizer state averaged. */
+    public static ParameterAveraging every(int n) {
+        return builder().averagingFrequency(n).build();
+    }
+
+    /** The number of rounds between two averagings. */
+    public int getAveragingFrequency() {
+        return frequency;
+    }
+
+    /** Whether the optimizer state is averaged with the parameters. */
+    public boolean isAverageUpdaters() {
+        return averageUpdaters;
+    }
+
+    @Override
+    public boolean ownMinibatches() {
+        return true;
+    }
+
+    @Override
+    public float lossWeight(long shardSize, long batchSize, int replicas) {
+        return 1f; // each worker minimises the mean loss of its own minibatch
+    }
+
+    @Override
+    public long step(List<ReplicaStore> replicas, List<Parameter> params, Optimizer optimizer, int active) {
+        for (int i = 0; i < active; i++) {
+            ReplicaStore r = replicas.get(i);
+            for (Parameter p : params) {
+                if (p.requiresGradient()) {
+                    NDArray w = r.get(p.getId());
+                    try (NDArray g = w.getGradient()) {
+                        optimizer.update(stateKey(p.getId(), i), w, g);
+                        FromScratch.zero(g); // PyTorch adds up gradients: start the next round from zero
+                    }
+                }
+            }
+            stepped.set(i);
+        }
+        roundsSinceAveraging++;
+        return roundsSinceAveraging >= frequency ? average(replicas, params, optimizer) : 0;
+    }
+
+    @Override
+    public long finish(List<ReplicaStore> replicas, List<Parameter> params, Optimizer optimizer) {
+        return roundsSinceAveraging > 0 ? average(replicas, params, optimizer) : 0;
+    }
+
+    /** The key under which worker {@code worker} keeps the optimizer state of parameter {@code id}. */
+    static String stateKey(String id, int worker) {
+        return worker == 0 ? id : id + "@worker" + worker;
+    }
+
+    /** Averages over the workers that stepped since the last averaging, writes the mean to all; returns the bytes. */
+    private long average(List<ReplicaStore> replicas, List<Parameter> params, Optimizer optimizer) {
+        List<Integer> from = new ArrayList<>();
+        stepped.stream().forEach(from::add);
+        if (from.isEmpty()) {
+            from.add(0);
+        }
+        long bytes = 0;
+        Device home = replicas.get(0).device();
+        try (NDManager tmp = NDManager.newBaseManager(home)) {
+            for (Parameter p : params) {
+                List<NDArray> values = new ArrayList<>();
+                for (int i : from) {
+                    values.add(replicas.get(i).get(p.getId()));
+                }
+                NDArray mean = mean(values, tmp);
+                for (ReplicaStore r : replicas) {
+                    FromScratch.copyInto(mean, r.get(p.getId()));
+                }
+                bytes += byteSize(mean) * from.size();
+            }
+            if (averageUpdaters) {
+                bytes += averageState(replicas, params, optimizer, from, tmp);
+            }
+        }
+        stepped.clear();
+        roundsSinceAveraging = 0;
+        return bytes;
+    }
+
+    private static long averageState(List<ReplicaStore> replicas, List<Parameter> params, Optimizer optimizer,
+            List<Integer> from, NDManager tmp) {
+        OptimizerState state = OptimizerState.of(optimizer);
+        long bytes = 0;
+        for (int kind = 0; kind < state.kinds(); kind++) {
+            for (Parameter p : params) {
+                if (!p.requiresGradient()) {
+                    continue;
+                }
+                List<NDArray> values = new ArrayList<>();
+                for (int i : from) {
+                    NDArray s = state.get(kind, stateKey(p.getId(), i), replicas.get(i).device());
+                    if (s != null) {
+                        values.add(s);
+                    }
+                }
+                if (values.isEmpty()) {
+                    continue; // this optimizer keeps no state of this kind for the parameter yet
+                }
+                NDArray mean = mean(values, tmp);
+                for (int i = 0; i < replicas.size(); i++) {
+                    state.set(kind, stateKey(p.getId(), i), replicas.get(i).device(), mean);
+                }
+                bytes += byteSize(mean) * values.size();
+            }
+        }
+        return bytes;
+    }
+
+    /** The element-wise mean of {@code values} on {@code tmp}'s device, attached to {@code tmp}. */
+    private static NDArray mean(List<NDArray> values, NDManager tmp) {
+        NDArray sum = ReplicaStore.copy(values.get(0), tmp.getDevice());
+        sum.attach(tmp);
+        for (int j = 1; j < values.size(); j++) {
+            NDArray v = values.get(j);
+            NDArray moved = v.toDevice(tmp.getDevice(), false);
+            sum.addi(moved);
+            if (moved != v) {
+                moved.close();
+            }
+        }
+        return sum.divi(values.size());
+    }
+
+    private static long byteSize(NDArray a) {
+        return a.size() * a.getDataType().getNumOfBytes();
+    }
+
+    @Override
+    public String describe() {
+        return String.format(java.util.Locale.ROOT,
+                "parameter averaging every %d round(s) (each worker its own minibatch and optimizer step), "
+                        + "running statistics averaged, optimizer state %s",
+                frequency, averageUpdaters ? "averaged" : "kept per worker");
+    }
+
+    /** Configures a {@link ParameterAveraging}, DL4J style. */
+    public static final class Builder {
+        private int frequency = 1;
+        private boolean averageUpdaters = true;
+
+        private Builder() {}
+
+        /** Averages every {@code n} rounds (DL4J's {@code averagingFrequency}, default 1). */
+        public Builder averagingFrequency(int n) {
+            if (n < 1) {
+                throw new IllegalArgumentException("The averaging frequency must be at least 1 round, got " + n
+                        + ": use 1 to average after every round, or a larger number to average less often.");
+            }
+            this.frequency = n;
+            return this;
+        }
+
+        /** Whether to average the optimizer state too (DL4J's {@code averageUpdaters}, default true). */
+        public Builder averageUpdaters(boolean averageUpdaters) {
+            this.averageUpdaters = averageUpdaters;
+            return this;
+        }
+
+        /** Builds the rule. */
+        public ParameterAveraging build() {
+            return new ParameterAveraging(this);
+        }
+    }
+}
