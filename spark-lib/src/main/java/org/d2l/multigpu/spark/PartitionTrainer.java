@@ -1,8 +1,10 @@
 package org.d2l.multigpu.spark;
 
+import ai.djl.Device;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDList;
 import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.types.Shape;
 import ai.djl.nn.Block;
 import ai.djl.nn.Parameter;
 import ai.djl.pytorch.engine.PtNDArray;
@@ -20,10 +22,11 @@ import org.apache.spark.api.java.function.FlatMapFunction;
 import org.apache.spark.broadcast.Broadcast;
 import org.d2l.multigpu.eval.Accuracy;
 import org.d2l.multigpu.parallel.FromScratch;
+import org.d2l.multigpu.parallel.OptimizerState;
 
 /**
  * The task that every partition runs in one round, on an executor: load the broadcast parameters
- * into a replica, take {@code frequency} local SGD steps on the partition's next minibatches, and
+ * (and optimizer state) into a replica, take {@code frequency} local SGD steps on the partition's next minibatches, and
  * return the replica's parameters (nothing when the partition has no minibatch left this epoch).
  */
 public final class PartitionTrainer implements FlatMapFunction<Iterator<Shard>, PartialSum> {
@@ -31,6 +34,7 @@ public final class PartitionTrainer implements FlatMapFunction<Iterator<Shard>, 
     private static final long serialVersionUID = 1L;
 
     private final Broadcast<ParameterValues> params;
+    private final Broadcast<ParameterValues> optimizerState;
     private final ModelFactory model;
     private final OptimizerFactory optimizer;
     private final int round;
@@ -38,12 +42,13 @@ public final class PartitionTrainer implements FlatMapFunction<Iterator<Shard>, 
     private final int frequency;
 
     /**
-     * The task of round {@code round}, whose local steps are the partition's minibatches
+     * The task of round {@code round} (optimizer state null when there is none yet), whose local steps are the partition's minibatches
      * {@code firstStep} to {@code firstStep + frequency - 1}.
      */
-    public PartitionTrainer(Broadcast<ParameterValues> params, ModelFactory model, OptimizerFactory optimizer,
-            int round, int firstStep, int frequency) {
+    public PartitionTrainer(Broadcast<ParameterValues> params, Broadcast<ParameterValues> optimizerState,
+            ModelFactory model, OptimizerFactory optimizer, int round, int firstStep, int frequency) {
         this.params = params;
+        this.optimizerState = optimizerState;
         this.model = model;
         this.optimizer = optimizer;
         this.round = round;
@@ -84,6 +89,11 @@ public final class PartitionTrainer implements FlatMapFunction<Iterator<Shard>, 
             zeroGradients(net);
             params.value().loadInto(net);
             Optimizer opt = optimizer.newOptimizer();
+            OptimizerState state = OptimizerState.of(opt);
+            ParameterValues startState = optimizerState == null ? null : optimizerState.value();
+            if (startState != null) {
+                loadState(startState, state, net);
+            }
             Loss loss = Loss.softmaxCrossEntropyLoss();
             double lossSum = 0;
             double correct = 0;
@@ -121,7 +131,8 @@ public final class PartitionTrainer implements FlatMapFunction<Iterator<Shard>, 
                 }
             }
             ParameterValues trained = ParameterValues.of(net);
-            return new PartialSum(trained, 1, end - firstStep, lossSum, correct, examples, System.nanoTime() - t0);
+            ParameterValues trainedState = takeState(state, net);
+            return new PartialSum(trained, trainedState, 1, end - firstStep, lossSum, correct, examples, System.nanoTime() - t0);
         } finally {
             JniUtils.setGradMode(gradMode);
             ExecutorRuntime.release(model, net);
@@ -151,5 +162,43 @@ public final class PartitionTrainer implements FlatMapFunction<Iterator<Shard>, 
                 }
             }
         }
+    }
+
+    /** Writes {@code values} (named "kind/parameter") into the optimizer's state. */
+    private static void loadState(ParameterValues values, OptimizerState state, Block net) {
+        NDManager root = net.getParameters().valueAt(0).getArray().getManager();
+        Device device = net.getParameters().valueAt(0).getArray().getDevice();
+        try (NDManager tmp = root.newSubManager()) {
+            for (int i = 0; i < values.names().size(); i++) {
+                String key = values.names().get(i);
+                int slash = key.indexOf('/');
+                int kind = Integer.parseInt(key.substring(0, slash));
+                if (kind >= state.kinds()) {
+                    throw new IllegalStateException("The optimizer state sent has kind " + kind + " but this "
+                            + "optimizer keeps " + state.kinds() + " kind(s): driver and executors must use the same optimizer.");
+                }
+                state.set(kind, key.substring(slash + 1), device,
+                        tmp.create(values.values().get(i), new Shape(values.shapes().get(i))));
+            }
+        }
+    }
+
+    /** The optimizer's state as "kind/parameter" values, freeing its arrays; null when it keeps none. */
+    private static ParameterValues takeState(OptimizerState state, Block net) {
+        List<String> names = new ArrayList<>();
+        List<long[]> shapes = new ArrayList<>();
+        List<float[]> values = new ArrayList<>();
+        for (int kind = 0; kind < state.kinds(); kind++) {
+            for (Pair<String, Parameter> p : net.getParameters()) {
+                NDArray a = state.get(kind, p.getKey(), p.getValue().getArray().getDevice());
+                if (a != null) {
+                    names.add(kind + "/" + p.getKey());
+                    shapes.add(a.getShape().getShape());
+                    values.add(a.toFloatArray());
+                    a.close(); // the optimizer is dropped after this task: free its native memory now
+                }
+            }
+        }
+        return names.isEmpty() ? null : new ParameterValues(List.copyOf(names), List.copyOf(shapes), List.copyOf(values));
     }
 }

@@ -2,12 +2,13 @@ package org.d2l.multigpu.spark;
 
 /**
  * What one Spark round measured: the replicas averaged, local steps taken over all partitions,
- * summed loss and correct predictions over the examples trained on, the round's wall time on the
+ * summed loss and correct predictions over the examples trained on, the bytes the replicas sent
+ * back for averaging (float32 parameters and optimizer state), the round's wall time on the
  * driver and the longest time a partition spent training; the difference is Spark's overhead
  * (job scheduling, broadcast, task start, {@code treeAggregate}).
  */
 public record RoundResult(int round, int replicas, int steps, double lossSum, double correct, long examples,
-        double seconds, double maxTrainSeconds) {
+        long bytes, double seconds, double maxTrainSeconds) {
 
     /** The round's time beyond the slowest partition's training: Spark's overhead per averaging. */
     public double overheadSeconds() {

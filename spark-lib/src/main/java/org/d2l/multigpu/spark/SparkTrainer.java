@@ -27,9 +27,11 @@ import org.d2l.multigpu.runtime.Djl;
 
 /**
  * Data-parallel training on Apache Spark by parameter averaging (the pattern of DL4J's parameter
- * averaging master and Spark MLlib): each round the driver broadcasts the parameters, every
+ * averaging master and Spark MLlib): each round the driver broadcasts the parameters (and the
+ * averaged optimizer state, as DL4J's {@code averageUpdaters}), every
  * partition loads them into its own replica and takes {@code averagingFrequency} local SGD steps on
- * its own minibatches, {@code treeAggregate} sums the replicas, and the driver averages them.
+ * its own minibatches, {@code treeAggregate} sums the replicas, and the driver averages them
+ * (over the partitions that trained in the round).
  * Embedded {@code local[k]} by default; given a master URL ({@code spark://}, {@code yarn},
  * {@code k8s://}) or the context of {@code spark-submit}, the same code runs on a cluster.
  */
@@ -47,6 +49,7 @@ public final class SparkTrainer implements AutoCloseable {
     private final Block net;
     private final PrintStream out;
     private final boolean progress;
+    private ParameterValues optimizerState;
     private int epochs;
     private int rounds;
     private final List<RoundResult> roundLog = new ArrayList<>();
@@ -135,21 +138,29 @@ public final class SparkTrainer implements AutoCloseable {
         long t0 = System.nanoTime();
         ParameterValues current = ParameterValues.of(net);
         Broadcast<ParameterValues> bc = sc.broadcast(current);
+        Broadcast<ParameterValues> bcState = optimizerState == null ? null : sc.broadcast(optimizerState);
         PartialSum total;
         try {
             total = data.rdd()
-                    .mapPartitions(new PartitionTrainer(bc, model, optimizer, round, firstStep, frequency))
+                    .mapPartitions(new PartitionTrainer(bc, bcState, model, optimizer, round, firstStep, frequency))
                     .treeAggregate(PartialSum.ZERO, PartialSum::plus, PartialSum::plus, 2);
         } catch (Exception ex) {
             throw failure(round, ex);
         } finally {
             bc.destroy();
+            if (bcState != null) {
+                bcState.destroy();
+            }
         }
         if (total.replicas() > 0) {
             total.sum().dividedBy(total.replicas()).loadInto(net);
+            if (total.stateSum() != null) {
+                optimizerState = total.stateSum().dividedBy(total.replicas());
+            }
         }
+        long bytes = 4L * total.replicas() * (current.size() + (total.stateSum() == null ? 0 : total.stateSum().size()));
         RoundResult r = new RoundResult(round, total.replicas(), total.steps(), total.lossSum(), total.correct(),
-                total.examples(), (System.nanoTime() - t0) / 1e9, total.maxTrainNanos() / 1e9);
+                total.examples(), bytes, (System.nanoTime() - t0) / 1e9, total.maxTrainNanos() / 1e9);
         roundLog.add(r);
         return r;
     }
@@ -162,6 +173,8 @@ public final class SparkTrainer implements AutoCloseable {
         double lossSum = 0;
         double correct = 0;
         long examples = 0;
+        long syncs = 0;
+        long bytes = 0;
         long t0 = System.nanoTime();
         int steps = data.stepsPerEpoch();
         for (int first = 0; first < steps; first += frequency) {
@@ -169,6 +182,8 @@ public final class SparkTrainer implements AutoCloseable {
             lossSum += r.lossSum();
             correct += r.correct();
             examples += r.examples();
+            syncs++;
+            bytes += r.bytes();
             if (progress) {
                 out.printf(Locale.ROOT, "\repoch %d: round %d/%d, loss %.3f", epochs + 1,
                         first / frequency + 1, (steps + frequency - 1) / frequency, lossSum / examples);
@@ -189,7 +204,8 @@ public final class SparkTrainer implements AutoCloseable {
                 throw new IllegalStateException("Could not read a test batch: " + ex.getMessage(), ex);
             }
         }
-        return new EpochMetrics(epochs, lossSum / examples, correct / examples, testAcc, seconds, examples / seconds);
+        return new EpochMetrics(epochs, lossSum / examples, correct / examples, testAcc, seconds, examples / seconds,
+                syncs, bytes);
     }
 
     /** Trains {@code numEpochs} epochs over {@code data}, evaluating on {@code testSet} (may be null) after each. */

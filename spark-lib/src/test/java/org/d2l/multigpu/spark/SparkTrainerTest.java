@@ -32,33 +32,53 @@ class SparkTrainerTest {
     }
 
     private static SparkTrainer trainer(int k, int n, float lr) {
-        return SparkTrainer.builder(Models.LENET).setPartitions(k).optAveragingFrequency(n)
-                .optOptimizer(OptimizerFactory.sgd(lr)).optContext(sc).build();
+        return trainer(k, n, OptimizerFactory.sgd(lr));
     }
 
-    private static void assertSameAsInProcess(int k, int n, int numBatches) {
-        float lr = 0.3f;
+    private static SparkTrainer trainer(int k, int n, OptimizerFactory opt) {
+        return SparkTrainer.builder(Models.LENET).setPartitions(k).optAveragingFrequency(n)
+                .optOptimizer(opt).optContext(sc).build();
+    }
+
+    /** Trains one epoch both ways from the same start and checks the parameters agree to 1e-5. */
+    static void assertSameAsInProcess(JavaSparkContext sc, int k, int n, int numBatches, OptimizerFactory opt) {
         List<Minibatch> batches = SyntheticData.minibatches(numBatches, 8, 42);
-        try (SparkTrainer spark = trainer(k, n, lr); ShardedData data = spark.distribute(batches)) {
+        try (SparkTrainer spark = SparkTrainer.builder(Models.LENET).setPartitions(k).optAveragingFrequency(n)
+                .optOptimizer(opt).optContext(sc).build(); ShardedData data = spark.distribute(batches)) {
             ParameterValues start = ParameterValues.of(spark.getNet());
             spark.trainEpoch(data, null);
             ParameterValues viaSpark = ParameterValues.of(spark.getNet());
-            ParameterValues inProcess = InProcessAveraging.train(start, batches, k, n, lr);
+            ParameterValues inProcess = InProcess.train(start, batches, k, n, opt);
             double diff = viaSpark.maxAbsDifference(inProcess);
+            System.out.printf("k=%d, frequency %d, %d minibatches, %s: max |Spark - in-process| = %.2e%n",
+                    k, n, numBatches, opt, diff);
             assertTrue(diff < 1e-5, "k=" + k + ", n=" + n + ": max |spark - in-process| = " + diff);
             assertTrue(viaSpark.maxAbsDifference(start) > 1e-3, "training moved the parameters");
-            assertEquals((numBatches / k + n - 1) / n, spark.getRounds().size(), "rounds");
+            int steps = (numBatches + k - 1) / k;
+            assertEquals((steps + n - 1) / n, spark.getRounds().size(), "rounds = ceil(in-process rounds / n)");
         }
     }
 
     @Test
     void twoPartitionsAtFrequencyOneEqualInProcessAveragingOfTwoReplicas() {
-        assertSameAsInProcess(2, 1, 6);
+        assertSameAsInProcess(sc, 2, 1, 6, OptimizerFactory.sgd(0.3f));
     }
 
     @Test
     void twoPartitionsAtFrequencyThreeEqualInProcessAveragingOfTwoReplicas() {
-        assertSameAsInProcess(2, 3, 12);
+        assertSameAsInProcess(sc, 2, 3, 12, OptimizerFactory.sgd(0.3f));
+    }
+
+    @Test
+    void averagedMomentumStateMatchesInProcessAveragingWithAverageUpdaters() {
+        assertSameAsInProcess(sc, 2, 2, 8, OptimizerFactory.sgd(0.1f, 0.9f));
+    }
+
+    @Test
+    void aLastPartialRoundAveragesOnlyThePartitionsThatTrained() {
+        // 7 minibatches on 3 partitions: partitions 0, 1, 2 get 3, 2, 2; frequency 2 gives rounds of
+        // 2 steps then 1 step in which only partition 0 trains.
+        assertSameAsInProcess(sc, 3, 2, 7, OptimizerFactory.sgd(0.3f));
     }
 
     @Test
