@@ -65,14 +65,23 @@ public final class SparkTrainer implements AutoCloseable {
             this.sc = b.context;
             this.ownsContext = false;
         } else {
-            String master = b.master != null ? b.master : "local[" + (b.partitions > 0 ? b.partitions : 2) + "]";
-            SparkConf conf = new SparkConf().setAppName(b.appName).setMaster(master)
-                    .setIfMissing("spark.ui.enabled", "false")
-                    .setIfMissing("spark.ui.showConsoleProgress", "false")
-                    .setIfMissing("spark.driver.host", master.startsWith("local") ? "127.0.0.1" : "");
-            if (conf.get("spark.driver.host").isEmpty()) {
-                conf.remove("spark.driver.host");
+            String master = b.master != null ? b.master : System.getProperty("spark.master", "local");
+            if (master.startsWith("local")) {
+                quiet("org.apache.spark.util.Utils"); // "your hostname resolves to a loopback address"
             }
+            // new SparkConf() reads the spark.* system properties that spark-submit sets (spark.master too).
+            SparkConf conf = new SparkConf().setAppName(b.appName)
+                    .setIfMissing("spark.master", "local[" + (b.partitions > 0 ? b.partitions : 2) + "]")
+                    .setIfMissing("spark.ui.enabled", "false")
+                    .setIfMissing("spark.ui.showConsoleProgress", "false");
+            if (b.master != null) {
+                conf.setMaster(b.master);
+            }
+            if (conf.get("spark.master").startsWith("local")) {
+                conf.setIfMissing("spark.driver.host", "127.0.0.1"); // no network needed in local mode
+            }
+            quiet("org.apache.hadoop.util.NativeCodeLoader"); // "unable to load native-hadoop library"
+            quiet("org.apache.spark.rdd.ParallelCollectionRDD"); // ShardedData's unpersist after localCheckpoint
             this.sc = new JavaSparkContext(SparkContext.getOrCreate(conf));
             this.ownsContext = true;
         }
@@ -228,6 +237,14 @@ public final class SparkTrainer implements AutoCloseable {
         return history;
     }
 
+    /** Lowers an slf4j-simple logger to errors only, unless the user configured it. */
+    private static void quiet(String logger) {
+        String key = "org.slf4j.simpleLogger.log." + logger;
+        if (System.getProperty(key) == null) {
+            System.setProperty(key, "error");
+        }
+    }
+
     /** The error to throw for a failed round: names the partition when a task said which. */
     private static RoundFailedException failure(int round, Exception ex) {
         String reason = null;
@@ -299,7 +316,10 @@ public final class SparkTrainer implements AutoCloseable {
             return this;
         }
 
-        /** The Spark master URL: {@code local[k]} (default, k = partitions), {@code spark://host:7077}, {@code yarn}, {@code k8s://...}. */
+        /**
+         * The Spark master URL: {@code local[k]} (default, k = partitions, unless {@code spark-submit}
+         * set {@code spark.master}), {@code spark://host:7077}, {@code yarn}, {@code k8s://https://host:port}.
+         */
         public Builder optMaster(String master) {
             this.master = master;
             return this;
