@@ -6,7 +6,7 @@ import java.io.Serializable;
  * What partitions send back in one round, added up by {@code treeAggregate}: the sum of their
  * parameters and of their optimizer state (null when the optimizer keeps none), how many replicas
  * that sum holds, their training loss and correct predictions, and
- * the longest time a partition spent training.
+ * the longest time a partition spent in its local steps.
  */
 public record PartialSum(ParameterValues sum, ParameterValues stateSum, int replicas, int steps,
         double lossSum, double correct, long examples, long maxTrainNanos) implements Serializable {

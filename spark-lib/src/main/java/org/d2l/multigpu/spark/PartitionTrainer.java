@@ -81,7 +81,6 @@ public final class PartitionTrainer implements FlatMapFunction<Iterator<Shard>, 
     }
 
     private PartialSum train(Shard shard, int end) {
-        long t0 = System.nanoTime();
         Block net = ExecutorRuntime.borrow(model);
         boolean gradMode = JniUtils.isGradMode();
         JniUtils.setGradMode(false); // loading and updating parameters must not be recorded
@@ -98,6 +97,7 @@ public final class PartitionTrainer implements FlatMapFunction<Iterator<Shard>, 
             double lossSum = 0;
             double correct = 0;
             long examples = 0;
+            long t0 = System.nanoTime(); // the local steps only: loading and returning values is overhead
             for (int s = firstStep; s < end; s++) {
                 Minibatch b = shard.batches().get(s);
                 NDManager root = net.getParameters().valueAt(0).getArray().getManager();
@@ -130,9 +130,10 @@ public final class PartitionTrainer implements FlatMapFunction<Iterator<Shard>, 
                     examples += b.size();
                 }
             }
+            long trainNanos = System.nanoTime() - t0;
             ParameterValues trained = ParameterValues.of(net);
             ParameterValues trainedState = takeState(state, net);
-            return new PartialSum(trained, trainedState, 1, end - firstStep, lossSum, correct, examples, System.nanoTime() - t0);
+            return new PartialSum(trained, trainedState, 1, end - firstStep, lossSum, correct, examples, trainNanos);
         } finally {
             JniUtils.setGradMode(gradMode);
             ExecutorRuntime.release(model, net);
