@@ -82,8 +82,16 @@ public final class SparkTrainer implements AutoCloseable {
             }
             quiet("org.apache.hadoop.util.NativeCodeLoader"); // "unable to load native-hadoop library"
             quiet("org.apache.spark.rdd.ParallelCollectionRDD"); // ShardedData's unpersist after localCheckpoint
-            this.sc = new JavaSparkContext(SparkContext.getOrCreate(conf));
-            this.ownsContext = true;
+            // One Spark context per JVM: getOrCreate shares a running one, whose owner will stop it.
+            String token = java.util.UUID.randomUUID().toString();
+            SparkContext ctx = SparkContext.getOrCreate(conf.set("spark.d2l.trainer", token));
+            this.sc = JavaSparkContext.fromSparkContext(ctx);
+            this.ownsContext = token.equals(ctx.getConf().get("spark.d2l.trainer", ""));
+            if (!ownsContext && b.master != null && !b.master.equals(ctx.master())) {
+                throw new IllegalStateException("A Spark context with master " + ctx.master() + " is already "
+                        + "running in this JVM and there can be only one: close the trainer that started it "
+                        + "(or call stop() on it) before asking for " + b.master + ".");
+            }
         }
         this.partitions = b.partitions > 0 ? b.partitions : sc.defaultParallelism();
         this.manager = NDManager.newBaseManager(Device.cpu());
@@ -263,7 +271,7 @@ public final class SparkTrainer implements AutoCloseable {
                 + ". The driver's model was left as it was before this round.", partition, ex);
     }
 
-    /** Frees the driver's network and, if this trainer started it, stops the Spark context. */
+    /** Frees the driver's network and, if this trainer started the Spark context, stops it. */
     @Override
     public void close() {
         manager.close();

@@ -82,6 +82,18 @@ class SparkTrainerTest {
     }
 
     @Test
+    void aSecondTrainerSharesTheRunningContextAndLeavesItRunning() {
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> SparkTrainer.builder(Models.LENET)
+                .optMaster("local[1]").optOptimizer(OptimizerFactory.sgd(0.1f)).build());
+        assertTrue(e.getMessage().contains("master local[2] is already running"), e.getMessage());
+        try (SparkTrainer shared = SparkTrainer.builder(Models.LENET).optOptimizer(OptimizerFactory.sgd(0.1f)).build()) {
+            assertEquals(sc.sc(), shared.getContext().sc());
+            assertEquals(2, shared.getPartitions(), "partitions default to the context's parallelism");
+        }
+        assertTrue(!sc.sc().isStopped(), "closing a trainer that did not start the context leaves it running");
+    }
+
+    @Test
     void aNaNInOnePartitionFailsTheRoundNamingItAndLeavesTheModelIntact() {
         List<Minibatch> batches = new ArrayList<>(SyntheticData.minibatches(8, 8, 7));
         Minibatch bad = batches.get(3); // minibatch 3 goes to partition 1, in its second local step
