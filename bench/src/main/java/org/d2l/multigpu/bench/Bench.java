@@ -3,6 +3,7 @@ package org.d2l.multigpu.bench;
 import ai.djl.Device;
 import ai.djl.Model;
 import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDArrays;
 import ai.djl.ndarray.NDList;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.DataType;
@@ -12,6 +13,7 @@ import ai.djl.nn.Parameter;
 import ai.djl.training.DefaultTrainingConfig;
 import ai.djl.training.EasyTrain;
 import ai.djl.training.Trainer;
+import ai.djl.training.dataset.ArrayDataset;
 import ai.djl.training.dataset.Batch;
 import ai.djl.training.loss.Loss;
 import ai.djl.training.optimizer.Optimizer;
@@ -36,17 +38,25 @@ import org.d2l.multigpu.models.Init;
 import org.d2l.multigpu.models.LeNet;
 import org.d2l.multigpu.models.ResNet;
 import org.d2l.multigpu.parallel.DataParallelTrainer;
+import org.d2l.multigpu.parallel.EpochMetrics;
+import org.d2l.multigpu.parallel.GradientAveraging;
+import org.d2l.multigpu.parallel.ParameterAveraging;
 import org.d2l.multigpu.runtime.Djl;
 
 /**
  * Examples per second of the data-parallel trainer with 1, 2 and 4 virtual replicas against DJL's own
- * single-device {@code Trainer} with {@code EasyTrain}, same model and global batch; every
+ * single-device {@code Trainer} with {@code EasyTrain} (suite {@code trainers}), or of parameter
+ * averaging at frequencies 1 and 3 against gradient averaging on 2 replicas with the same global
+ * work per step and the bytes each synchronises per epoch (suite {@code averaging}); every
  * measurement runs in its own JVM (so that peak RSS is its own) and the configurations are
  * interleaved round by round, so that a noisy machine slows them alike.
  */
 public final class Bench {
 
     static final List<String> CONFIGS = List.of("djl", "dp1", "dp2", "dp4");
+    static final List<String> AVERAGING = List.of("ga2", "pa2f1", "pa2f3");
+    /** The examples of a full Fashion-MNIST epoch, to which the bytes synchronised are scaled. */
+    static final int EPOCH = 60_000;
 
     private Bench() {}
 
@@ -63,7 +73,7 @@ public final class Bench {
         Map<String, String> o = new LinkedHashMap<>();
         for (int i = 0; i < args.length; i++) {
             if (!args[i].startsWith("--") || i + 1 >= args.length) {
-                throw new IllegalArgumentException("usage: Bench [--model lenet|resnet18] [--batch N] "
+                throw new IllegalArgumentException("usage: Bench [--suite trainers|averaging] [--model lenet|dl4j|resnet18] [--batch N] "
                         + "[--steps N] [--warmup N] [--rounds N] [--limit N]; got " + Arrays.toString(args));
             }
             o.put(args[i].substring(2), args[++i]);
@@ -80,11 +90,12 @@ public final class Bench {
         int warmup = Integer.parseInt(o.getOrDefault("warmup", resnet ? "1" : "5"));
         int rounds = Integer.parseInt(o.getOrDefault("rounds", "3"));
         int limit = Integer.parseInt(o.getOrDefault("limit", String.valueOf(batch * 4)));
+        List<String> configs = o.getOrDefault("suite", "trainers").equals("averaging") ? AVERAGING : CONFIGS;
         Map<String, List<double[]>> runs = new LinkedHashMap<>();
-        CONFIGS.forEach(c -> runs.put(c, new ArrayList<>()));
+        configs.forEach(c -> runs.put(c, new ArrayList<>()));
         for (int r = 0; r < rounds; r++) {
-            for (int j = 0; j < CONFIGS.size(); j++) {
-                String c = CONFIGS.get((j + r) % CONFIGS.size()); // rotate the order every round
+            for (int j = 0; j < configs.size(); j++) {
+                String c = configs.get((j + r) % configs.size()); // rotate the order every round
                 double[] res = runChild(c, model, batch, steps, warmup, limit);
                 runs.get(c).add(res);
                 System.err.printf(Locale.ROOT, "round %d %-4s %9.1f examples/s  peak RSS %6.0f MB%n",
@@ -101,9 +112,12 @@ public final class Bench {
                 + "%d interleaved rounds, DATASET_LIMIT %d%n%n", model, batch, steps, warmup, rounds, limit));
         sb.append(String.format(Locale.ROOT, "Machine: %s, %d cores, JDK %s, %s%n%n", cpuModel(),
                 Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"), LocalDate.now()));
-        sb.append("| trainer | examples/s (median) | ratio to DJL Trainer (median of per-round ratios) "
-                + "| peak RSS MB (max) |\n|---|---|---|---|\n");
-        List<double[]> djl = runs.get("djl");
+        String base = runs.keySet().iterator().next();
+        boolean averaging = base.equals("ga2");
+        sb.append("| trainer | examples/s (median) | ratio to " + (averaging ? "gradient averaging" : "DJL Trainer")
+                + " (median of per-round ratios) | peak RSS MB (max) |" + (averaging ? " MB synchronised per "
+                + EPOCH + "-example epoch |\n|---|---|---|---|---|\n" : "\n|---|---|---|---|\n"));
+        List<double[]> djl = runs.get(base);
         for (Map.Entry<String, List<double[]>> e : runs.entrySet()) {
             List<double[]> v = e.getValue();
             double[] speeds = v.stream().mapToDouble(a -> a[0]).toArray();
@@ -112,19 +126,26 @@ public final class Bench {
                 ratios[i] = v.get(i)[0] / djl.get(i)[0];
             }
             double rss = v.stream().mapToDouble(a -> a[1]).max().orElse(0) / 1024;
-            sb.append(String.format(Locale.ROOT, "| %s | %.1f | %.3f | %.0f |%n", label(e.getKey()),
+            sb.append(String.format(Locale.ROOT, "| %s | %.1f | %.3f | %.0f |", label(e.getKey(), batch),
                     median(speeds), median(ratios), rss));
+            sb.append(averaging ? String.format(Locale.ROOT, " %.1f |%n", v.get(0)[2] / 1e6) : "\n");
         }
         return sb.toString();
     }
 
-    static String label(String config) {
+    static String label(String config, int batch) {
         switch (config) {
             case "djl":
                 return "DJL Trainer + EasyTrain, 1 device";
             case "dp1":
                 return "DataParallelTrainer, 1 replica";
+            case "ga2":
+                return "gradient averaging, 2 virtual replicas, global batch " + batch;
             default:
+                if (config.startsWith("pa")) {
+                    return "parameter averaging every " + config.substring(config.indexOf('f') + 1)
+                            + " round(s), 2 workers x batch " + batch / 2;
+                }
                 return "DataParallelTrainer, " + config.substring(2) + " virtual replicas";
         }
     }
@@ -172,7 +193,8 @@ public final class Bench {
             throw new IllegalStateException("benchmark run " + config + " failed (exit " + code + "):\n" + log);
         }
         String[] f = result.split(" ");
-        return new double[] {Double.parseDouble(f[2]), Double.parseDouble(f[3])};
+        return new double[] {Double.parseDouble(f[2]), Double.parseDouble(f[3]),
+            f.length > 4 ? Double.parseDouble(f[4]) : 0};
     }
 
     /** Measures one configuration in this JVM and prints {@code RESULT config examples/s peakRssKb}. */
@@ -187,7 +209,8 @@ public final class Bench {
         try (NDManager manager = NDManager.newBaseManager(Device.cpu())) {
             manager.getEngine().setRandomSeed(42);
             List<NDList> batches = loadBatches(manager, batch, limit);
-            Block net = model.equals("resnet18") ? ResNet.resnet18(10, 1) : LeNet.block();
+            Block net = model.equals("resnet18") ? ResNet.resnet18(10, 1)
+                    : model.equals("dl4j") ? Init.weights(LeNet.dl4jExample(), Init.xavier()) : LeNet.block();
             Shape input = new Shape(1, 1, 28, 28);
             float lr = 0.05f;
             StepRunner run;
@@ -216,6 +239,9 @@ public final class Bench {
                     trainer.close();
                     m.close();
                 };
+            } else if (!config.startsWith("dp")) {
+                averagingChild(config, net, input, lr, batches, steps, warmup, batch);
+                return;
             } else {
                 int k = Integer.parseInt(config.substring(2));
                 DataParallelTrainer t = DataParallelTrainer.builder(net).setDevices(Devices.virtual(k))
@@ -233,6 +259,39 @@ public final class Bench {
             double seconds = (System.nanoTime() - t0) / 1e9;
             resource.close();
             System.out.printf(Locale.ROOT, "RESULT %s %.3f %d%n", config, steps * (double) batch / seconds, peakRssKb());
+        }
+    }
+
+    /**
+     * Gradient averaging on 2 replicas with global batch {@code batch}, or parameter averaging with 2
+     * workers of batch {@code batch / 2} each (the same examples per step): warm-up steps, then one
+     * timed epoch over {@code steps} global batches; prints examples/s (step time only), peak RSS and
+     * the bytes synchronised scaled to a 60,000-example epoch.
+     */
+    private static void averagingChild(String config, Block net, Shape input, float lr, List<NDList> batches,
+            int steps, int warmup, int batch) throws Exception {
+        boolean pa = config.startsWith("pa");
+        var sync = pa ? ParameterAveraging.every(Integer.parseInt(config.substring(config.indexOf('f') + 1)))
+                : GradientAveraging.mean();
+        try (DataParallelTrainer t = DataParallelTrainer.builder(net).setDevices(Devices.virtual(2))
+                .optInputShape(input).optLearningRate(lr).optSync(sync).optProgress(false).build()) {
+            for (int i = 0; i < warmup; i++) {
+                NDList b = batches.get(i % batches.size());
+                t.trainStep(b.get(0), b.get(1));
+            }
+            List<NDArray> xs = new ArrayList<>();
+            List<NDArray> ys = new ArrayList<>();
+            for (int i = 0; i < steps; i++) {
+                NDList b = batches.get((warmup + i) % batches.size());
+                xs.add(b.get(0));
+                ys.add(b.get(1));
+            }
+            ArrayDataset epoch = new ArrayDataset.Builder().setData(NDArrays.concat(new NDList(xs)))
+                    .optLabels(NDArrays.concat(new NDList(ys))).setSampling(pa ? batch / 2 : batch, false).build();
+            EpochMetrics e = t.trainEpoch(epoch, null);
+            double bytesPerEpoch = e.syncBytes() * (double) EPOCH / (steps * (double) batch);
+            System.out.printf(Locale.ROOT, "RESULT %s %.3f %d %.0f%n", config, e.examplesPerSecond(), peakRssKb(),
+                    bytesPerEpoch);
         }
     }
 
