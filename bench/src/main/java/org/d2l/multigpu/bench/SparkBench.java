@@ -31,7 +31,8 @@ import org.d2l.multigpu.spark.SparkTrainer;
  * frequencies 1 and 10: examples per second over whole epochs (wall clock, after a warm-up epoch),
  * and for Spark the overhead per averaging round (round wall time minus the slowest partition's
  * local steps: job, broadcast, task start, parameters in and out, treeAggregate, the driver's mean).
- * Each measurement runs in its own JVM; configurations are interleaved round by round.
+ * Each measurement runs in its own JVM; configurations are interleaved round by round. Run it with
+ * {@code bench/run.sh spark} (options through {@code BENCH_ARGS}: --workers --batch --limit --epochs --rounds).
  */
 public final class SparkBench {
 
