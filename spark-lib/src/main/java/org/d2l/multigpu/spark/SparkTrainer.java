@@ -68,6 +68,9 @@ public final class SparkTrainer implements AutoCloseable {
             String master = b.master != null ? b.master : System.getProperty("spark.master", "local");
             if (master.startsWith("local")) {
                 quiet("org.apache.spark.util.Utils"); // "your hostname resolves to a loopback address"
+                // A failed task's stack trace, logged twice; the RoundFailedException carries it as its cause.
+                quiet("org.apache.spark.executor.Executor");
+                quiet("org.apache.spark.scheduler.TaskSetManager");
             }
             // new SparkConf() reads the spark.* system properties that spark-submit sets (spark.master too).
             SparkConf conf = new SparkConf().setAppName(b.appName)
@@ -245,11 +248,11 @@ public final class SparkTrainer implements AutoCloseable {
         return history;
     }
 
-    /** Lowers an slf4j-simple logger to errors only, unless the user configured it. */
+    /** Silences an slf4j-simple logger (created after this call), unless the user configured it. */
     private static void quiet(String logger) {
         String key = "org.slf4j.simpleLogger.log." + logger;
         if (System.getProperty(key) == null) {
-            System.setProperty(key, "error");
+            System.setProperty(key, "off");
         }
     }
 

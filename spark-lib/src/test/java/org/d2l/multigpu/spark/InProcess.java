@@ -24,6 +24,12 @@ final class InProcess {
      */
     static ParameterValues train(ParameterValues start, List<Minibatch> batches, int k, int n,
             OptimizerFactory optimizer) {
+        return train(start, batches, k, n, optimizer, 1);
+    }
+
+    /** The same over {@code epochs} epochs. */
+    static ParameterValues train(ParameterValues start, List<Minibatch> batches, int k, int n,
+            OptimizerFactory optimizer, int epochs) {
         try (NDManager manager = NDManager.newBaseManager()) {
             Block net = Models.LENET.newBlock();
             net.initialize(manager, DataType.FLOAT32, Models.LENET.inputShape());
@@ -41,7 +47,9 @@ final class InProcess {
             ParameterAveraging sync = ParameterAveraging.builder().averagingFrequency(n).averageUpdaters(true).build();
             try (DataParallelTrainer t = DataParallelTrainer.builder(net).setDevices(Devices.virtual(k))
                     .optOptimizer(optimizer.newOptimizer()).optSync(sync).optProgress(false).build()) {
-                t.trainEpoch(data, null);
+                for (int e = 0; e < epochs; e++) {
+                    t.trainEpoch(data, null);
+                }
             }
             return ParameterValues.of(net);
         }

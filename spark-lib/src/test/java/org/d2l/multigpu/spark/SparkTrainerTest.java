@@ -82,6 +82,19 @@ class SparkTrainerTest {
     }
 
     @Test
+    void threeEpochsWithALastPartialRoundStayEqualToInProcessAveraging() {
+        List<Minibatch> batches = SyntheticData.minibatches(7, 8, 11);
+        OptimizerFactory opt = OptimizerFactory.sgd(0.1f, 0.5f);
+        try (SparkTrainer spark = trainer(2, 3, opt); ShardedData data = spark.distribute(batches)) {
+            ParameterValues start = ParameterValues.of(spark.getNet());
+            spark.fit(data, null, 3);
+            double diff = ParameterValues.of(spark.getNet()).maxAbsDifference(InProcess.train(start, batches, 2, 3, opt, 3));
+            System.out.printf("3 epochs of 7 minibatches, k=2, frequency 3, %s: max |Spark - in-process| = %.2e%n", opt, diff);
+            assertTrue(diff < 1e-5, "max |spark - in-process| = " + diff);
+        }
+    }
+
+    @Test
     void aSecondTrainerSharesTheRunningContextAndLeavesItRunning() {
         IllegalStateException e = assertThrows(IllegalStateException.class, () -> SparkTrainer.builder(Models.LENET)
                 .optMaster("local[1]").optOptimizer(OptimizerFactory.sgd(0.1f)).build());
