@@ -23,6 +23,7 @@ public final class ExecutorRuntime {
 
     private static final Map<ModelFactory, Queue<Block>> POOL = new ConcurrentHashMap<>();
     private static volatile NDManager manager;
+    private static volatile int defaultThreads = -1;
 
     private ExecutorRuntime() {}
 
@@ -48,12 +49,28 @@ public final class ExecutorRuntime {
     /**
      * Caps PyTorch's intra-op threads for the calling task thread at {@code taskCpus}: in an
      * executor that already runs (or in {@code local[k]}, where the driver started the engine), the
-     * properties of {@link #start} come too late; PyTorch keeps this number per thread (and as
-     * the default for threads that start using it afterwards).
+     * properties of {@link #start} come too late. PyTorch keeps this number per thread and also as
+     * the default for threads that start using it later, so {@link #restoreThreads} puts that
+     * default back after the task (in {@code local[k]} the driver's threads share it).
      */
     public static void capThreads(int taskCpus) {
-        if ("PyTorch".equals(Engine.getInstance().getEngineName()) && JniUtils.getNumThreads() != taskCpus) {
+        if (!"PyTorch".equals(Engine.getInstance().getEngineName())) {
+            return;
+        }
+        synchronized (ExecutorRuntime.class) {
+            if (defaultThreads < 0) {
+                defaultThreads = JniUtils.getNumThreads();
+            }
+        }
+        if (JniUtils.getNumThreads() != taskCpus) {
             JniUtils.setNumThreads(taskCpus);
+        }
+    }
+
+    /** Puts PyTorch's thread count back to what it was before the first {@link #capThreads}. */
+    public static void restoreThreads() {
+        if (defaultThreads > 0 && JniUtils.getNumThreads() != defaultThreads) {
+            JniUtils.setNumThreads(defaultThreads);
         }
     }
 

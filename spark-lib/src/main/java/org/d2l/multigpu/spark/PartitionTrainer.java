@@ -63,19 +63,23 @@ public final class PartitionTrainer implements FlatMapFunction<Iterator<Shard>, 
         int cpus = task == null ? 1 : task.cpus();
         ExecutorRuntime.start(cpus);
         ExecutorRuntime.capThreads(cpus);
-        while (shards.hasNext()) {
-            Shard shard = shards.next();
-            int end = Math.min(firstStep + frequency, shard.batches().size());
-            if (end <= firstStep) {
-                continue; // this partition's data for the epoch is used up
+        try {
+            while (shards.hasNext()) {
+                Shard shard = shards.next();
+                int end = Math.min(firstStep + frequency, shard.batches().size());
+                if (end <= firstStep) {
+                    continue; // this partition's data for the epoch is used up
+                }
+                try {
+                    out.add(train(shard, end));
+                } catch (PartitionFailedException ex) {
+                    throw ex;
+                } catch (RuntimeException ex) {
+                    throw new PartitionFailedException(shard.partition(), round, ex.toString(), ex);
+                }
             }
-            try {
-                out.add(train(shard, end));
-            } catch (PartitionFailedException ex) {
-                throw ex;
-            } catch (RuntimeException ex) {
-                throw new PartitionFailedException(shard.partition(), round, ex.toString(), ex);
-            }
+        } finally {
+            ExecutorRuntime.restoreThreads();
         }
         return out.iterator();
     }

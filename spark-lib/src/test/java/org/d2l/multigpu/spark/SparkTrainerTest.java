@@ -21,7 +21,7 @@ class SparkTrainerTest {
 
     @BeforeAll
     static void startSpark() {
-        Djl.setup();
+        Djl.engine(); // started: some tests ask PyTorch for its thread count first
         sc = new JavaSparkContext(new SparkConf().setMaster("local[2]").setAppName("SparkTrainerTest")
                 .set("spark.ui.enabled", "false").set("spark.driver.host", "127.0.0.1"));
     }
@@ -92,6 +92,19 @@ class SparkTrainerTest {
             System.out.printf("3 epochs of 7 minibatches, k=2, frequency 3, %s: max |Spark - in-process| = %.2e%n", opt, diff);
             assertTrue(diff < 1e-5, "max |spark - in-process| = " + diff);
         }
+    }
+
+    @Test
+    void tasksCapPyTorchThreadsAndPutTheDefaultBackForTheDriversThreads() throws Exception {
+        int before = ai.djl.pytorch.jni.JniUtils.getNumThreads();
+        try (SparkTrainer spark = trainer(2, 1, 0.1f); ShardedData data = spark.distribute(SyntheticData.minibatches(2, 4, 1))) {
+            spark.trainRound(data, 0);
+        }
+        int[] seen = new int[1];
+        Thread fresh = new Thread(() -> seen[0] = ai.djl.pytorch.jni.JniUtils.getNumThreads());
+        fresh.start();
+        fresh.join();
+        assertEquals(before, seen[0], "a thread that starts using PyTorch after the round gets the default again");
     }
 
     @Test
