@@ -55,6 +55,11 @@ public final class DataParallelTrainer implements AutoCloseable {
     private final List<ReplicaStore> replicas = new ArrayList<>();
     private final List<Parameter> params = new ArrayList<>();
     private final List<ExecutorService> workers = new ArrayList<>();
+    /**
+     * PyTorch allows one gradient collector per process: a step waits here for another thread's
+     * step (say, of a run that Kernel &gt; Interrupt is stopping) instead of failing.
+     */
+    private static final Object COLLECTING = new Object();
     private final List<EpochMetrics> history = new ArrayList<>();
     private final ExecutorService prefetcher;
     private int epochs;
@@ -233,7 +238,6 @@ public final class DataParallelTrainer implements AutoCloseable {
 
     /** Forward and backward on the first {@code xs.size()} replicas, then the rule's update. */
     private StepResult run(List<NDArray> xs, List<NDArray> ys, NDManager step) {
-        int k = devices.size();
         int active = xs.size();
         long n = 0;
         for (NDArray xi : xs) {
@@ -243,6 +247,35 @@ public final class DataParallelTrainer implements AutoCloseable {
         List<List<NDArray>> state = snapshotState(step);
         double[] lossSum = new double[active];
         double[] correct = new double[active];
+        synchronized (COLLECTING) {
+            backward(xs, ys, total, state, lossSum, correct);
+        }
+        double sum = 0;
+        double right = 0;
+        for (int i = 0; i < active; i++) {
+            sum += lossSum[i];
+            right += correct[i];
+        }
+        if (!Double.isFinite(sum)) {
+            zeroGradients();
+            restoreState(state);
+            throw new IllegalStateException(String.format(Locale.ROOT,
+                    "The training loss is %s at %s %d (epoch %d): the parameters were left as they "
+                    + "were before this %s. Lower the learning rate, check the input data for "
+                    + "NaN, or use an initialisation such as Init.pytorchLike().",
+                    sum, unit(), steps + 1, epochs + 1, unit()));
+        }
+        long bytes = sync.step(replicas, params, optimizer, active);
+        countSync(bytes);
+        steps++;
+        return new StepResult(sum, right, n);
+    }
+
+    /** Forward and backward of every active replica under the one gradient collector. */
+    private void backward(List<NDArray> xs, List<NDArray> ys, long total, List<List<NDArray>> state,
+            double[] lossSum, double[] correct) {
+        int k = devices.size();
+        int active = xs.size();
         try (GradientCollector gc = Engine.getInstance().newGradientCollector()) {
             List<Future<?>> pending = new ArrayList<>();
             for (int i = 0; i < active; i++) {
@@ -269,26 +302,8 @@ public final class DataParallelTrainer implements AutoCloseable {
             restoreState(state);
             throw ex;
         }
-        double sum = 0;
-        double right = 0;
-        for (int i = 0; i < active; i++) {
-            sum += lossSum[i];
-            right += correct[i];
-        }
-        if (!Double.isFinite(sum)) {
-            zeroGradients();
-            restoreState(state);
-            throw new IllegalStateException(String.format(Locale.ROOT,
-                    "The training loss is %s at %s %d (epoch %d): the parameters were left as they "
-                    + "were before this %s. Lower the learning rate, check the input data for "
-                    + "NaN, or use an initialisation such as Init.pytorchLike().",
-                    sum, unit(), steps + 1, epochs + 1, unit()));
-        }
-        long bytes = sync.step(replicas, params, optimizer, active);
-        countSync(bytes);
-        steps++;
-        return new StepResult(sum, right, n);
     }
+
 
     /**
      * Trains for {@code numEpochs} epochs over {@code trainSet} (each batch of it is a global batch,
@@ -433,9 +448,12 @@ public final class DataParallelTrainer implements AutoCloseable {
         if (bar != null) {
             System.out.println();
         }
-        return new TrainingInterruptedException(epochs + 1, stepsDone, history, String.format(Locale.ROOT,
-                "getHistory() keeps the %d finished epoch(s); call fit(...) again to continue training from here.",
-                history.size()));
+        TrainingInterruptedException stop = new TrainingInterruptedException(epochs + 1, stepsDone, history,
+                String.format(Locale.ROOT, "getHistory() keeps the %d finished epoch(s); call fit(...) again to "
+                        + "continue training from here.", history.size()));
+        // JJava ends the cell at once on an interrupt and drops what the cell throws later: say it here too.
+        System.out.println(stop.getMessage());
+        return stop;
     }
 
     private static boolean causedByInterrupt(Throwable ex) {

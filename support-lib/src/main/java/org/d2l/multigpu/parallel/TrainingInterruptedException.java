@@ -36,8 +36,10 @@ public final class TrainingInterruptedException extends RuntimeException {
      */
     public static void check(int epoch, long stepsDone) {
         if (Thread.interrupted()) {
-            throw new TrainingInterruptedException(epoch, stepsDone, List.of(),
+            TrainingInterruptedException stop = new TrainingInterruptedException(epoch, stepsDone, List.of(),
                     "Run the training cell again to start a new run.");
+            System.out.println(stop.getMessage()); // JJava drops what an interrupted cell throws
+            throw stop;
         }
     }
 

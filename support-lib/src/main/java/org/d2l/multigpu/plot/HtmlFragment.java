@@ -1,15 +1,18 @@
 package org.d2l.multigpu.plot;
 
 import java.util.Base64;
+import java.util.Locale;
+import java.util.UUID;
 
 /**
  * The notebook HTML of a {@link LinePlot}: a div holding the PNG as fallback, and a script that loads plotly.js
- * (through RequireJS in the classic Notebook, through a script element elsewhere, e.g. JupyterLab) and draws.
+ * (through RequireJS in the classic Notebook, through a script element elsewhere, e.g. JupyterLab) and runs
+ * Tablesaw's plotting code in it.
  */
-public final class HtmlFragment {
+final class HtmlFragment {
 
     /** The plotly.js build loaded from the CDN. */
-    public static final String PLOTLY_URL = "https://cdn.plot.ly/plotly-2.35.2.min.js";
+    static final String PLOTLY_URL = "https://cdn.plot.ly/plotly-2.35.2.min.js";
 
     private static final String TEMPLATE = """
             <div id="%1$s" class="d2l-plot" style="width:%2$dpx;max-width:100%%;">\
@@ -18,19 +21,16 @@ public final class HtmlFragment {
             <script type="text/javascript">
             (function () {
               var divId = "%1$s";
-              var fig = %6$s;
               var url = "%7$s";
-              function target() { return document.getElementById(divId); }
               function draw(Plotly) {
-                var div = target();
+                var div = document.getElementById(divId);
                 if (!div) { return; }
-                Plotly.newPlot(div, fig.data, fig.layout, fig.config).then(function () {
-                  var img = div.querySelector("img.d2l-plot-fallback");
-                  if (img && img.parentNode) { img.parentNode.removeChild(img); }
-                });
+                %6$s
+                var img = div.querySelector("img.d2l-plot-fallback");
+                if (img && img.parentNode) { img.parentNode.removeChild(img); }
               }
               function fail(err) {
-                var div = target();
+                var div = document.getElementById(divId);
                 if (!div) { return; }
                 var note = document.createElement("div");
                 note.style.cssText = "color:#888;font-size:small;";
@@ -74,26 +74,24 @@ public final class HtmlFragment {
 
     private HtmlFragment() {}
 
-    /** The fragment of a plot, with a fresh div id and its PNG as fallback image. */
-    public static String of(LinePlot plot) {
-        return of(plot, plot.png());
+    /** The fragment with a fresh div id (a JS identifier, as Tablesaw needs) and the PNG as fallback image. */
+    static String of(LinePlot plot, byte[] png) {
+        String divId = "plot_" + UUID.randomUUID().toString().replace("-", "");
+        String js = plot.figure().asJavascript(divId);
+        String body = js.substring(js.indexOf("<script>") + "<script>".length(), js.lastIndexOf("</script>")).strip();
+        String alt = plot.title().isEmpty() ? "line plot" : plot.title();
+        return String.format(Locale.ROOT, TEMPLATE, divId, plot.width(), escape(alt), plot.height(),
+                Base64.getEncoder().encodeToString(png), body, PLOTLY_URL);
     }
 
-    /** The fragment of a plot using an already rendered PNG as fallback image. */
-    public static String of(LinePlot plot, byte[] png) {
-        return of(plot, png, DivIds.next());
+    /** A standalone page: plotly.js in the head, the fragment in the body; offline it still shows the PNG. */
+    static String page(LinePlot plot, byte[] png) {
+        return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>"
+                + escape(plot.title()) + "</title>\n<script src=\"" + PLOTLY_URL + "\" charset=\"utf-8\"></script>\n"
+                + "</head>\n<body>\n" + of(plot, png) + "</body>\n</html>\n";
     }
 
-    static String of(LinePlot plot, byte[] png, String divId) {
-        if (!DivIds.isJsIdentifier(divId)) {
-            throw new IllegalArgumentException("div id must be a JS identifier, got '" + divId + "'");
-        }
-        String alt = escapeAttribute(plot.title().isEmpty() ? "line plot" : plot.title());
-        return String.format(java.util.Locale.ROOT, TEMPLATE, divId, plot.width(), alt, plot.height(),
-                Base64.getEncoder().encodeToString(png), PlotlyJson.of(plot), PLOTLY_URL);
-    }
-
-    static String escapeAttribute(String text) {
+    private static String escape(String text) {
         return text.replace("&", "&amp;").replace("\"", "&quot;").replace("<", "&lt;").replace(">", "&gt;");
     }
 }

@@ -1,215 +1,138 @@
 package org.d2l.multigpu.plot;
 
+import java.awt.Color;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.stream.Collectors;
+import org.knowm.xchart.BitmapEncoder;
+import org.knowm.xchart.XYChart;
+import org.knowm.xchart.XYChartBuilder;
+import org.knowm.xchart.style.Styler;
+import tech.tablesaw.api.Table;
+import tech.tablesaw.plotly.components.Axis;
 import tech.tablesaw.plotly.components.Figure;
+import tech.tablesaw.plotly.components.Layout;
+import tech.tablesaw.plotly.traces.ScatterTrace;
+import tech.tablesaw.plotly.traces.Trace;
 
-/** An immutable line chart of per-epoch metrics with several named series, shown as plotly HTML and as a PNG. */
-public final class LinePlot {
+/**
+ * A line chart of column {@code y} of a Tablesaw table against column {@code x}, one line per value of column
+ * {@code group} (e.g. test acc against epoch per run): a Tablesaw plotly figure in notebooks, an XChart PNG as fallback.
+ */
+public record LinePlot(Table table, String x, String y, String group, String title, int width, int height) {
 
-    /** Default width in pixels of the PNG and of the interactive figure. */
-    public static final int DEFAULT_WIDTH = 640;
-    /** Default height in pixels of the PNG and of the interactive figure. */
-    public static final int DEFAULT_HEIGHT = 400;
+    /** plotly's default colours, also given to XChart so that both images colour the runs alike. */
+    private static final Color[] COLOURS = {new Color(0x1f77b4), new Color(0xff7f0e), new Color(0x2ca02c),
+        new Color(0xd62728), new Color(0x9467bd), new Color(0x8c564b), new Color(0xe377c2), new Color(0x7f7f7f)};
 
-    private final String title;
-    private final String xLabel;
-    private final String yLabel;
-    private final int width;
-    private final int height;
-    private final List<Series> series;
-
-    private LinePlot(Builder b) {
-        this.title = b.title;
-        this.xLabel = b.xLabel;
-        this.yLabel = b.yLabel;
-        this.width = b.width;
-        this.height = b.height;
-        this.series = List.copyOf(b.series);
-    }
-
-    /** Starts a new plot description. */
-    public static Builder builder() {
-        return new Builder();
-    }
-
-    /** The chart title (empty for none). */
-    public String title() {
-        return title;
-    }
-
-    /** The x axis title (empty for none). */
-    public String xLabel() {
-        return xLabel;
-    }
-
-    /** The y axis title (empty for none). */
-    public String yLabel() {
-        return yLabel;
-    }
-
-    /** Width in pixels. */
-    public int width() {
-        return width;
-    }
-
-    /** Height in pixels. */
-    public int height() {
-        return height;
-    }
-
-    /** The series in legend order. */
-    public List<Series> series() {
-        return series;
-    }
-
-    /** Whether every finite x value is a whole number, as epochs are. */
-    public boolean hasIntegerX() {
-        for (Series s : series) {
-            for (int i = 0; i < s.size(); i++) {
-                if (s.isFinite(i) && s.x(i) != Math.rint(s.x(i))) {
-                    return false;
-                }
+    /** Checks that the columns exist (group may be null: one line) and the size is between 200x150 and 4000x4000. */
+    public LinePlot {
+        if (table == null) {
+            throw new IllegalArgumentException("table must not be null; e.g. MetricsTable.of(\"1 device\", history)");
+        }
+        for (String c : group == null ? List.of(x, y) : List.of(x, y, group)) {
+            if (c == null || !table.containsColumn(c)) {
+                throw new IllegalArgumentException("no column '" + c + "' in the table; it has " + table.columnNames());
             }
         }
-        return true;
+        if (width < 200 || height < 150 || width > 4000 || height > 4000) {
+            throw new IllegalArgumentException("plot size must be between 200x150 and 4000x4000 pixels, got "
+                    + width + "x" + height);
+        }
+        title = title == null ? "" : title;
     }
 
-    /** The equivalent Tablesaw plotly {@link Figure}, e.g. for {@code tech.tablesaw.plotly.Plot.show(figure)}. */
+    /** The plot of column {@code y} against column {@code x}, one line per value of {@code group} (null: one line). */
+    public static LinePlot of(Table table, String x, String y, String group) {
+        return new LinePlot(table, x, y, group, y + " by " + x, 640, 400);
+    }
+
+    /** This plot with another title. */
+    public LinePlot title(String text) {
+        return new LinePlot(table, x, y, group, text, width, height);
+    }
+
+    /** This plot with another size in pixels. */
+    public LinePlot size(int w, int h) {
+        return new LinePlot(table, x, y, group, title, w, h);
+    }
+
+    /** The lines by name (in order of first appearance), each holding its finite x and y values. */
+    Map<String, double[][]> lines() {
+        Table rows = table.where(table.numberColumn(y).isNotMissing().and(table.numberColumn(x).isNotMissing()));
+        Map<String, double[][]> lines = new LinkedHashMap<>();
+        List<String> names = group == null ? List.of(y)
+                : rows.column(group).asStringColumn().asList().stream().distinct().toList();
+        for (String name : names) {
+            Table t = group == null ? rows : rows.where(rows.column(group).asStringColumn().isEqualTo(name));
+            lines.put(jsSafe(name), new double[][] {t.numberColumn(x).asDoubleArray(), t.numberColumn(y).asDoubleArray()});
+        }
+        return lines;
+    }
+
+    /** The Tablesaw plotly figure, e.g. for {@code tech.tablesaw.plotly.Plot.show(figure)}. */
     public Figure figure() {
-        return TablesawFigures.of(this);
+        List<Trace> traces = lines().entrySet().stream().map(e -> (Trace) ScatterTrace.builder(e.getValue()[0],
+                e.getValue()[1]).name(e.getKey()).showLegend(true).mode(ScatterTrace.Mode.LINE_AND_MARKERS).build()).toList();
+        Layout layout = Layout.builder().title(jsSafe(title)).width(width).height(height).showLegend(true)
+                .xAxis(Axis.builder().title(jsSafe(x)).build()).yAxis(Axis.builder().title(jsSafe(y)).build()).build();
+        return new Figure(layout, traces.toArray(new Trace[0]));
     }
 
-    /** The chart drawn with Java2D as PNG bytes. */
+    /** The XChart line chart of the same data. */
+    public XYChart chart() {
+        XYChart chart = new XYChartBuilder().width(width).height(height).title(title).xAxisTitle(x).yAxisTitle(y).build();
+        chart.getStyler().setXAxisDecimalPattern("#.##").setYAxisDecimalPattern("#.###").setSeriesColors(COLOURS)
+                .setLegendPosition(Styler.LegendPosition.OutsideE).setChartBackgroundColor(Color.WHITE);
+        lines().forEach((name, xy) -> chart.addSeries(name, xy[0], xy[1]));
+        if (chart.getSeriesMap().isEmpty()) {
+            chart.addSeries(" ", new double[] {1}, new double[] {Double.NaN});
+        }
+        return chart;
+    }
+
+    /** The chart as PNG bytes (XChart). */
     public byte[] png() {
-        return PngRenderer.render(this);
+        try {
+            return BitmapEncoder.getBitmapBytes(chart(), BitmapEncoder.BitmapFormat.PNG);
+        } catch (IOException e) {
+            throw new IllegalStateException("could not encode the chart as PNG: " + e.getMessage(), e);
+        }
     }
 
-    /** A self-contained HTML fragment for notebooks (interactive plotly with the PNG as fallback). */
-    public String htmlFragment() {
-        return HtmlFragment.of(this);
-    }
-
-    /** A complete standalone HTML page showing the chart. */
-    public String standaloneHtml() {
-        return StandaloneHtml.of(this);
-    }
-
-    /** Writes {@link #standaloneHtml()} to a file, creating parent directories, and returns its absolute path. */
-    public Path saveHtml(Path file) throws IOException {
-        return OutputFiles.write(file, standaloneHtml().getBytes(StandardCharsets.UTF_8));
-    }
-
-    /** Writes {@link #png()} to a file, creating parent directories, and returns its absolute path. */
-    public Path savePng(Path file) throws IOException {
-        return OutputFiles.write(file, png());
-    }
-
-    /** The notebook display bundle (MIME type to data) of this chart. */
+    /** The notebook bundle: text/html (interactive, PNG inside as fallback), image/png and text/plain. */
     public Map<String, String> mimeBundle() {
-        return MimeBundle.of(this);
+        byte[] png = png();
+        return Map.of(Notebook.HTML, HtmlFragment.of(this, png), Notebook.PNG,
+                java.util.Base64.getEncoder().encodeToString(png), Notebook.TEXT, toString());
     }
 
-    /** Displays the chart in the running Jupyter kernel, or prints a one-line note outside a notebook. */
+    /** Shows the plot as one notebook output, or prints a one-line note outside Jupyter. */
     public void show() {
-        Notebook.show(this);
+        Notebook.display(mimeBundle());
+    }
+
+    /** Writes a standalone HTML page of the plot (parent folders created) and returns its absolute path. */
+    public Path saveHtml(Path file) throws IOException {
+        Path target = file.toAbsolutePath().normalize();
+        if (Files.isDirectory(target)) {
+            throw new IOException("cannot write " + target + ": it is a directory, not a file");
+        }
+        Files.createDirectories(target.getParent());
+        return Files.writeString(target, HtmlFragment.page(this, png()), StandardCharsets.UTF_8);
     }
 
     @Override
     public String toString() {
-        String names = series.stream().map(Series::name).collect(Collectors.joining(", "));
-        return "LinePlot[" + (title.isEmpty() ? "untitled" : title) + ": " + names + "]";
+        return "LinePlot[" + title + ": " + String.join(", ", lines().keySet()) + "]";
     }
 
-    /** Collects the title, axis labels, size and series of a {@link LinePlot}. */
-    public static final class Builder {
-
-        private String title = "";
-        private String xLabel = "";
-        private String yLabel = "";
-        private int width = DEFAULT_WIDTH;
-        private int height = DEFAULT_HEIGHT;
-        private final List<Series> series = new ArrayList<>();
-
-        private Builder() {}
-
-        /** Sets the chart title (null means none). */
-        public Builder title(String title) {
-            this.title = clean(title);
-            return this;
-        }
-
-        /** Sets the x axis title (null means none). */
-        public Builder xLabel(String label) {
-            this.xLabel = clean(label);
-            return this;
-        }
-
-        /** Sets the y axis title (null means none). */
-        public Builder yLabel(String label) {
-            this.yLabel = clean(label);
-            return this;
-        }
-
-        /** Sets the size in pixels (at least 200 by 150, at most 4000 by 4000). */
-        public Builder size(int width, int height) {
-            if (width < 200 || height < 150 || width > 4000 || height > 4000) {
-                throw new IllegalArgumentException("plot size must be between 200x150 and 4000x4000 pixels, got "
-                        + width + "x" + height);
-            }
-            this.width = width;
-            this.height = height;
-            return this;
-        }
-
-        /** Adds a series from arrays of equal length. */
-        public Builder series(String name, double[] x, double[] y) {
-            return series(Series.of(name, x, y));
-        }
-
-        /** Adds a series from lists of equal length. */
-        public Builder series(String name, List<? extends Number> x, List<? extends Number> y) {
-            return series(Series.of(name, x, y));
-        }
-
-        /** Adds a series whose x values are the epochs 1, 2, ..., y.length. */
-        public Builder series(String name, double[] y) {
-            return series(Series.ofEpochs(name, y));
-        }
-
-        /** Adds a series. */
-        public Builder series(Series s) {
-            if (s == null) {
-                throw new IllegalArgumentException("series must not be null");
-            }
-            series.add(s);
-            return this;
-        }
-
-        /** Checks that there is at least one series and that names are distinct, then creates the plot. */
-        public LinePlot build() {
-            if (series.isEmpty()) {
-                throw new IllegalArgumentException("a line plot needs at least one series; call series(name, x, y)");
-            }
-            Set<String> names = new HashSet<>();
-            for (Series s : series) {
-                if (!names.add(s.name())) {
-                    throw new IllegalArgumentException("series name '" + s.name()
-                            + "' is used twice; legend names must be distinct");
-                }
-            }
-            return new LinePlot(this);
-        }
-
-        private static String clean(String text) {
-            return text == null ? "" : text.strip();
-        }
+    /** Tablesaw writes text into single-quoted JS strings escaping HTML only: backslashes and line breaks go. */
+    private static String jsSafe(String text) {
+        return text.replaceAll("[\\\\\\p{Cntrl}\u2028\u2029]", " ");
     }
 }

@@ -12,64 +12,96 @@ import java.util.Optional;
  */
 public final class Notebook {
 
+    /** MIME type of the interactive fragment. */
+    public static final String HTML = "text/html";
+    /** MIME type of the static image, whose data is base64 without line breaks. */
+    public static final String PNG = "image/png";
+    /** MIME type of the plain-text description every display carries. */
+    public static final String TEXT = "text/plain";
+
+    private static List<KernelAccessor> accessors = KernelAccessor.KNOWN;
+    private static PrintStream out; // null: System.out at the time of the call (kernels replace it per cell)
+    private static PrintStream err;
+
     private Notebook() {}
 
-    /** Shows a plot as one output carrying text/html (interactive) and image/png (static); a note outside Jupyter. */
-    public static void show(LinePlot plot) {
-        display(MimeBundle.of(plot));
+    /** Publishes a bundle (MIME type to data) as one new output; returns false, after a note, without a kernel. */
+    public static boolean display(Map<String, String> bundle) {
+        return send(bundle, null, false);
     }
 
-    /** Publishes a MIME bundle (type to data) as one display_data output; returns false, after a note, without a kernel. */
-    public static boolean display(Map<String, String> bundle) {
-        return display(bundle, KernelAccessor.KNOWN, System.out, System.err);
+    /** Publishes a bundle as a new output that {@link #update} can later replace; false without a kernel. */
+    public static boolean display(Map<String, String> bundle, String displayId) {
+        return send(bundle, requireId(displayId), false);
+    }
+
+    /** Replaces the output shown with this display id (update_display_data); false, silently, without a kernel. */
+    public static boolean update(Map<String, String> bundle, String displayId) {
+        return send(bundle, requireId(displayId), true);
     }
 
     /** The name of the Jupyter kernel this code runs in ("rapaio", "JJava", "IJava"), if any. */
     public static Optional<String> kernelName() {
-        for (KernelAccessor a : KernelAccessor.KNOWN) {
-            if (a.find(loaders()).isPresent()) {
-                return Optional.of(a.kernelName());
+        return kernel().map(k -> k.accessor().kernelName());
+    }
+
+    /** Uses these kernel accessors and streams instead of the real ones (tests; a null stream: System.out or err at each call). */
+    static void use(List<KernelAccessor> known, PrintStream stdout, PrintStream stderr) {
+        accessors = known;
+        out = stdout;
+        err = stderr;
+    }
+
+    private record Found(KernelAccessor accessor, Object kernel) {}
+
+    private static Optional<Found> kernel() {
+        List<ClassLoader> loaders = new ArrayList<>(3);
+        for (ClassLoader l : new ClassLoader[] {Notebook.class.getClassLoader(),
+                Thread.currentThread().getContextClassLoader(), ClassLoader.getSystemClassLoader()}) {
+            if (l != null && !loaders.contains(l)) {
+                loaders.add(l);
+            }
+        }
+        for (KernelAccessor a : accessors) {
+            Optional<Object> k = a.find(loaders);
+            if (k.isPresent()) {
+                return Optional.of(new Found(a, k.get()));
             }
         }
         return Optional.empty();
     }
 
-    static boolean display(Map<String, String> bundle, List<KernelAccessor> accessors, PrintStream out,
-                           PrintStream err) {
+    private static boolean send(Map<String, String> bundle, String displayId, boolean update) {
         if (bundle == null || bundle.isEmpty()) {
             throw new IllegalArgumentException("display bundle must contain at least one MIME type");
         }
-        for (KernelAccessor a : accessors) {
-            Optional<Object> kernel = a.find(loaders());
-            if (kernel.isEmpty()) {
-                continue;
+        Optional<Found> found = kernel();
+        if (found.isEmpty()) {
+            if (!update) {
+                (out != null ? out : System.out).println(bundle.getOrDefault(TEXT, "output")
+                        + " (no Jupyter kernel detected: nothing displayed; use saveHtml(path) or png())");
             }
-            try {
-                KernelDisplay.publish(kernel.get(), bundle);
-                return true;
-            } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
-                Throwable cause = e.getCause() != null ? e.getCause() : e;
-                err.println("Notebook.display: the " + a.kernelName() + " kernel did not accept the output ("
-                        + cause + "); try saveHtml(path) or png()");
-                return false;
-            }
+            return false;
         }
-        String what = bundle.getOrDefault(MimeBundle.TEXT, "output");
-        out.println(what + " (no Jupyter kernel detected: nothing displayed; use saveHtml(path) or png())");
-        return false;
+        try {
+            if (update) {
+                KernelDisplay.update(found.get().kernel(), bundle, displayId);
+            } else {
+                KernelDisplay.publish(found.get().kernel(), bundle, displayId);
+            }
+            return true;
+        } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+            Throwable cause = e.getCause() != null ? e.getCause() : e;
+            (err != null ? err : System.err).println("Notebook: the " + found.get().accessor().kernelName() + " kernel did not accept the "
+                    + (update ? "update" : "output") + " (" + cause + "); try saveHtml(path) or png()");
+            return false;
+        }
     }
 
-    private static List<ClassLoader> loaders() {
-        List<ClassLoader> loaders = new ArrayList<>(3);
-        addIfNew(loaders, Notebook.class.getClassLoader());
-        addIfNew(loaders, Thread.currentThread().getContextClassLoader());
-        addIfNew(loaders, ClassLoader.getSystemClassLoader());
-        return loaders;
-    }
-
-    private static void addIfNew(List<ClassLoader> loaders, ClassLoader loader) {
-        if (loader != null && !loaders.contains(loader)) {
-            loaders.add(loader);
+    private static String requireId(String displayId) {
+        if (displayId == null || displayId.isBlank()) {
+            throw new IllegalArgumentException("a display id must be a non-empty string");
         }
+        return displayId;
     }
 }

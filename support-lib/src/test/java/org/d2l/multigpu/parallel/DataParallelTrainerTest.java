@@ -235,18 +235,7 @@ class DataParallelTrainerTest {
 
     @Test
     void fitReturnsOneRowOfMetricsPerEpochAndLearns() {
-        // A learnable toy task: the label is which quarter of the image is bright.
-        int n = 64;
-        NDArray x = f.manager.zeros(new Shape(n, 1, 28, 28));
-        float[] labels = new float[n];
-        for (int i = 0; i < n; i++) {
-            int q = i % 4;
-            labels[i] = q;
-            x.set(new ai.djl.ndarray.index.NDIndex("{}, 0, {}:{}, {}:{}", i, (q / 2) * 14, (q / 2) * 14 + 14,
-                    (q % 2) * 14, (q % 2) * 14 + 14), 1f);
-        }
-        NDArray y = f.manager.create(labels);
-        ArrayDataset data = new ArrayDataset.Builder().setData(x).optLabels(y).setSampling(16, true).build();
+        ArrayDataset data = TrainerFixture.quarters(f.manager, 64, 16, true);
         Block net = LeNet.block();
         DataParallelTrainer t = DataParallelTrainer.builder(net).setDevices(Devices.virtual(2))
                 .optInputShape(IMAGE).optLearningRate(0.5f).optProgress(false).build();

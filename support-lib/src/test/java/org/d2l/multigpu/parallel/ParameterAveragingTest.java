@@ -13,7 +13,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDList;
 import ai.djl.ndarray.index.NDIndex;
-import ai.djl.ndarray.types.Shape;
 import ai.djl.nn.Block;
 import ai.djl.training.dataset.ArrayDataset;
 import ai.djl.training.optimizer.Optimizer;
@@ -255,17 +254,7 @@ class ParameterAveragingTest {
 
     @Test
     void fitTrainsWithParameterAveragingAndPrefetching() {
-        int n = 64;
-        NDArray x = f.manager.zeros(new Shape(n, 1, 28, 28));
-        float[] labels = new float[n];
-        for (int i = 0; i < n; i++) {
-            int q = i % 4;
-            labels[i] = q;
-            x.set(new NDIndex("{}, 0, {}:{}, {}:{}", i, (q / 2) * 14, (q / 2) * 14 + 14,
-                    (q % 2) * 14, (q % 2) * 14 + 14), 1f);
-        }
-        ArrayDataset data = new ArrayDataset.Builder().setData(x).optLabels(f.manager.create(labels))
-                .setSampling(16, true).optPrefetchNumber(4).build();
+        ArrayDataset data = TrainerFixture.quarters(f.manager, 64, 16, true);
         Block net = LeNet.block();
         DataParallelTrainer t = f.closeLater(DataParallelTrainer.builder(net)
                 .setDevices(org.d2l.multigpu.devices.Devices.virtual(2))

@@ -6,11 +6,13 @@ import ai.djl.Device;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDList;
 import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.index.NDIndex;
 import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
 import ai.djl.nn.Block;
 import ai.djl.nn.Parameter;
 import ai.djl.nn.ParameterList;
+import ai.djl.training.dataset.ArrayDataset;
 import ai.djl.training.optimizer.Optimizer;
 import ai.djl.training.tracker.Tracker;
 import ai.djl.util.Pair;
@@ -20,7 +22,7 @@ import org.d2l.multigpu.devices.Devices;
 import org.d2l.multigpu.runtime.Djl;
 
 /** Small LeNet trainers on random data for the trainer's tests; close it to free everything. */
-final class TrainerFixture implements AutoCloseable {
+public final class TrainerFixture implements AutoCloseable {
 
     static final Shape IMAGE = new Shape(1, 1, 28, 28);
 
@@ -116,6 +118,23 @@ final class TrainerFixture implements AutoCloseable {
                         "replica " + i + " differs from replica 0 in " + p.getKey());
             }
         }
+    }
+
+    /**
+     * A learnable toy task of {@code n} images on {@code manager}, in batches of {@code batchSize}
+     * ({@code shuffle}d or not): the label is which quarter of the image is bright.
+     */
+    public static ArrayDataset quarters(NDManager manager, int n, int batchSize, boolean shuffle) {
+        NDArray x = manager.zeros(new Shape(n, 1, 28, 28));
+        float[] labels = new float[n];
+        for (int i = 0; i < n; i++) {
+            int q = i % 4;
+            labels[i] = q;
+            x.set(new NDIndex("{}, 0, {}:{}, {}:{}", i, (q / 2) * 14, (q / 2) * 14 + 14,
+                    (q % 2) * 14, (q % 2) * 14 + 14), 1f);
+        }
+        return new ArrayDataset.Builder().setData(x).optLabels(manager.create(labels))
+                .setSampling(batchSize, shuffle).build();
     }
 
     /** The bytes of all of {@code net}'s parameters. */

@@ -139,4 +139,24 @@ class TrainingInterruptTest {
         assertFalse(Thread.currentThread().isInterrupted(), "the next training call must not stop at once");
         TrainingInterruptedException.check(3, 121); // no interrupt: nothing happens
     }
+
+    @Test
+    void aRunStartedWhileAnotherThreadIsStillInAStepWaitsInsteadOfFailing() throws Exception {
+        // JJava ends the cell at once on Kernel > Interrupt while the old run finishes its step;
+        // PyTorch allows one gradient collector at a time, so a new run must wait, not fail.
+        NDList all = f.batch(BATCHES * 8);
+        DataParallelTrainer a = f.trainer(LeNet.block(), null, 2, sgd(0.1f), GradientAveraging.mean());
+        DataParallelTrainer b = f.trainer(LeNet.block(), null, 2, sgd(0.1f), ParameterAveraging.every(2));
+        ExecutorService other = Executors.newSingleThreadExecutor();
+        try {
+            Future<List<EpochMetrics>> first = pool.submit(() -> a.fit(data(all), null, 3));
+            Future<List<EpochMetrics>> second = other.submit(() -> b.fit(data(all), null, 3));
+            assertEquals(3, first.get(120, TimeUnit.SECONDS).size());
+            assertEquals(3, second.get(120, TimeUnit.SECONDS).size());
+        } finally {
+            other.shutdownNow();
+        }
+        assertReplicasBitIdentical(a);
+        assertReplicasBitIdentical(b);
+    }
 }

@@ -10,10 +10,11 @@ public final class FakeKernels {
 
     private FakeKernels() {}
 
-    /** Shaped like JJava/IJava: static accessor method, DisplayData with a public no-argument constructor. */
+    /** Shaped like JJava/IJava: static accessor method, display(DisplayData), updates through getIO().display. */
     public static final class JJavaLike {
         public static JJavaLike instance;
-        public final List<DisplayData> shown = new ArrayList<>();
+        public final List<JJavaLike.DisplayData> shown = new ArrayList<>();
+        public final List<JJavaLike.DisplayData> updates = new ArrayList<>();
 
         public static JJavaLike notebookKernel() {
             if (instance == null) {
@@ -22,18 +23,39 @@ public final class FakeKernels {
             return instance;
         }
 
-        public void display(DisplayData data) {
+        public void display(JJavaLike.DisplayData data) {
             shown.add(data);
         }
 
-        /** Shaped like org.dflib.jjava.jupyter.kernel.display.DisplayData. */
+        public IO getIO() {
+            return new IO();
+        }
+
+        /** Shaped like JJava/IJava's DisplayData: public no-argument constructor, putData, setDisplayId. */
         public static final class DisplayData {
             public final Map<String, Object> data = new LinkedHashMap<>();
+            public String displayId;
 
             public DisplayData() {}
 
             public void putData(String mime, Object value) {
                 data.put(mime, value);
+            }
+
+            public void setDisplayId(String id) {
+                displayId = id;
+            }
+        }
+
+        /** Shaped like JupyterIO with its public field display. */
+        public final class IO {
+            public final Stream display = new Stream();
+        }
+
+        /** Shaped like DisplayStream. */
+        public final class Stream {
+            public void updateDisplay(JJavaLike.DisplayData data) {
+                updates.add(data);
             }
         }
     }
@@ -42,14 +64,20 @@ public final class FakeKernels {
     public static final class RapaioLike {
         public static RapaioLike kernel;
         public final List<DisplayData> shown = new ArrayList<>();
+        public final List<DisplayData> updates = new ArrayList<>();
 
         public void display(DisplayData data) {
             shown.add(data);
         }
 
+        public void updateDisplay(DisplayData data) {
+            updates.add(data);
+        }
+
         /** Shaped like org.rapaio.jupyter.kernel.display.DisplayData. */
         public static class DisplayData {
             public final Map<String, Object> data = new LinkedHashMap<>();
+            public String displayId;
 
             protected DisplayData() {}
 
@@ -61,6 +89,10 @@ public final class FakeKernels {
 
             public void putData(String mime, Object value) {
                 data.put(mime, value);
+            }
+
+            public void setDisplayId(String id) {
+                displayId = id;
             }
         }
     }

@@ -17,9 +17,9 @@ class NotebookTest {
 
     private static final Map<String, String> BUNDLE =
             Map.of("text/html", "<b>plot</b>", "image/png", "iVBORw0KGgo=", "text/plain", "LinePlot[t: a]");
-    private static final KernelAccessor JJAVA =
+    static final KernelAccessor JJAVA =
             new KernelAccessor("fake JJava", FakeKernels.JJavaLike.class.getName(), "notebookKernel");
-    private static final KernelAccessor RAPAIO =
+    static final KernelAccessor RAPAIO =
             new KernelAccessor("fake rapaio", FakeKernels.RapaioLike.class.getName(), "kernel");
     private static final KernelAccessor MISSING =
             new KernelAccessor("missing", "org.example.NoSuchKernel", "getKernelInstance");
@@ -31,10 +31,11 @@ class NotebookTest {
     void noKernels() {
         FakeKernels.JJavaLike.instance = null;
         FakeKernels.RapaioLike.kernel = null;
+        Notebook.use(KernelAccessor.KNOWN, null, null);
     }
 
-    private boolean display(Map<String, String> bundle, KernelAccessor... accessors) {
-        return Notebook.display(bundle, List.of(accessors), new PrintStream(out, true, StandardCharsets.UTF_8),
+    private void use(KernelAccessor... accessors) {
+        Notebook.use(List.of(accessors), new PrintStream(out, true, StandardCharsets.UTF_8),
                 new PrintStream(err, true, StandardCharsets.UTF_8));
     }
 
@@ -42,29 +43,48 @@ class NotebookTest {
     void jjavaShapedKernelReceivesOneDisplayWithEveryMimeType() {
         FakeKernels.JJavaLike kernel = new FakeKernels.JJavaLike();
         FakeKernels.JJavaLike.instance = kernel;
-        assertTrue(display(BUNDLE, MISSING, JJAVA));
+        use(MISSING, JJAVA);
+        assertTrue(Notebook.display(BUNDLE));
         assertEquals(1, kernel.shown.size());
         assertEquals(BUNDLE, kernel.shown.get(0).data);
+        assertEquals(null, kernel.shown.get(0).displayId);
         assertEquals("", out.toString(StandardCharsets.UTF_8));
     }
 
     @Test
-    void rapaioShapedKernelGetsDisplayDataBuiltThroughFromText() {
+    void jjavaShapedKernelIsUpdatedThroughItsDisplayStreamWithTheSameId() {
+        FakeKernels.JJavaLike kernel = new FakeKernels.JJavaLike();
+        FakeKernels.JJavaLike.instance = kernel;
+        use(JJAVA);
+        assertTrue(Notebook.display(BUNDLE, "fig1"));
+        assertTrue(Notebook.update(BUNDLE, "fig1"));
+        assertEquals("fig1", kernel.shown.get(0).displayId);
+        assertEquals("fig1", kernel.updates.get(0).displayId);
+        assertEquals(BUNDLE, kernel.updates.get(0).data);
+    }
+
+    @Test
+    void rapaioShapedKernelGetsDisplayDataBuiltThroughFromTextAndUpdatesThroughUpdateDisplay() {
         FakeKernels.RapaioLike kernel = new FakeKernels.RapaioLike();
         FakeKernels.RapaioLike.kernel = kernel;
+        use(RAPAIO, JJAVA);
         LinePlot plot = HtmlFragmentTest.plot("1 device");
         Map<String, String> bundle = plot.mimeBundle();
-        assertTrue(display(bundle, RAPAIO, JJAVA));
+        assertTrue(Notebook.display(bundle, "id7"));
+        assertTrue(Notebook.update(bundle, "id7"));
         assertEquals(1, kernel.shown.size());
         Map<String, Object> data = kernel.shown.get(0).data;
         assertEquals(bundle.get("text/html"), data.get("text/html"));
         assertEquals(bundle.get("image/png"), data.get("image/png"));
         assertEquals(plot.toString(), data.get("text/plain"));
+        assertEquals("id7", kernel.updates.get(0).displayId);
     }
 
     @Test
     void withoutAKernelOneLineIsPrintedAndNothingFails() {
-        assertFalse(display(BUNDLE, MISSING, JJAVA, RAPAIO));
+        use(MISSING, JJAVA, RAPAIO);
+        assertFalse(Notebook.display(BUNDLE));
+        assertFalse(Notebook.update(BUNDLE, "x"));
         String printed = out.toString(StandardCharsets.UTF_8);
         assertEquals(1, printed.lines().count(), printed);
         assertTrue(printed.startsWith("LinePlot[t: a] (no Jupyter kernel detected"), printed);
@@ -72,32 +92,21 @@ class NotebookTest {
 
     @Test
     void aKernelThatRejectsTheOutputIsReportedOnStderr() {
-        KernelAccessor broken = new KernelAccessor("broken", FakeKernels.Broken.class.getName(), "kernel");
-        assertFalse(display(BUNDLE, broken));
+        use(new KernelAccessor("broken", FakeKernels.Broken.class.getName(), "kernel"));
+        assertFalse(Notebook.display(BUNDLE));
         String printed = err.toString(StandardCharsets.UTF_8);
         assertTrue(printed.contains("broken kernel did not accept") && printed.contains("channel closed"), printed);
     }
 
     @Test
-    void anEmptyBundleIsRejected() {
-        assertThrows(IllegalArgumentException.class, () -> display(Map.of(), JJAVA));
+    void anEmptyBundleOrABlankDisplayIdIsRejected() {
+        use(JJAVA);
+        assertThrows(IllegalArgumentException.class, () -> Notebook.display(Map.of()));
+        assertThrows(IllegalArgumentException.class, () -> Notebook.update(BUNDLE, " "));
     }
 
     @Test
     void noKnownKernelIsDetectedInAPlainJvm() {
         assertTrue(Notebook.kernelName().isEmpty(), Notebook.kernelName().toString());
-    }
-
-    @Test
-    void showOutsideJupyterPrintsANoteInsteadOfFailing() {
-        PrintStream saved = System.out;
-        ByteArrayOutputStream capture = new ByteArrayOutputStream();
-        System.setOut(new PrintStream(capture, true, StandardCharsets.UTF_8));
-        try {
-            HtmlFragmentTest.plot("1 device").show();
-        } finally {
-            System.setOut(saved);
-        }
-        assertTrue(capture.toString(StandardCharsets.UTF_8).contains("no Jupyter kernel detected"));
     }
 }

@@ -55,8 +55,8 @@ class RealRequireJsTest {
         NodeJs.assumeAvailable();
         assumeTrue(Files.isRegularFile(REQUIRE_JS), REQUIRE_JS + " not installed: real RequireJS checks skipped");
         LinePlot plot = HtmlFragmentTest.plot("1 device");
-        String first = plot.htmlFragment();
-        String second = plot.htmlFragment();
+        String first = HtmlFragmentTest.fragment(plot);
+        String second = HtmlFragmentTest.fragment(plot);
         Path a = Files.writeString(tmp.resolve("a.js"), HtmlFragmentTest.script(first));
         Path b = Files.writeString(tmp.resolve("b.js"), HtmlFragmentTest.script(second));
         Path harness = Files.writeString(tmp.resolve("harness.js"), HARNESS);
@@ -118,8 +118,15 @@ class RealRequireJsTest {
               vm.runInContext(fs.readFileSync(codeA, 'utf8'), win);
               if (mode === 'lab-twice') { vm.runInContext(fs.readFileSync(codeB, 'utf8'), win); }
             }
-            setTimeout(() => {
-              console.log(JSON.stringify({ newPlotCalls: calls.length, targets: calls, loaded, errors }));
-            }, 200);
+            // Report once the expected figures are drawn (or an error came, or 20 s passed): no fixed wait,
+            // so a busy machine does not fail the check.
+            const expected = mode === 'naive-script' ? 0 : mode === 'lab-twice' ? 2 : 1;
+            const deadline = Date.now() + 20000;
+            (function report() {
+              if (calls.length < expected && errors.length === 0 && Date.now() < deadline) { setTimeout(report, 20); return; }
+              setTimeout(() => {
+                console.log(JSON.stringify({ newPlotCalls: calls.length, targets: calls, loaded, errors }));
+              }, 50);
+            })();
             """;
 }

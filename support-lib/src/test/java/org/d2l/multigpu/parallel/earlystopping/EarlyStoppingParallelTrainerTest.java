@@ -10,7 +10,6 @@ import ai.djl.Device;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDList;
 import ai.djl.ndarray.NDManager;
-import ai.djl.ndarray.index.NDIndex;
 import ai.djl.ndarray.types.Shape;
 import ai.djl.nn.Parameter;
 import ai.djl.training.dataset.ArrayDataset;
@@ -25,6 +24,7 @@ import org.d2l.multigpu.parallel.DataParallelTrainer;
 import org.d2l.multigpu.parallel.EpochListener;
 import org.d2l.multigpu.parallel.EpochMetrics;
 import org.d2l.multigpu.parallel.ParameterSnapshot;
+import org.d2l.multigpu.parallel.TrainerFixture;
 import org.d2l.multigpu.parallel.TrainingInterruptedException;
 import org.d2l.multigpu.runtime.Djl;
 import org.junit.jupiter.api.AfterEach;
@@ -53,18 +53,9 @@ class EarlyStoppingParallelTrainerTest {
         manager.close();
     }
 
-    /** A learnable toy task, 32 examples in batches of 16: the label is which quarter of the image is bright. */
+    /** A learnable toy task in batches of 16: the label is which quarter of the image is bright. */
     private ArrayDataset quarters(int n) {
-        NDArray x = manager.zeros(new Shape(n, 1, 28, 28));
-        float[] labels = new float[n];
-        for (int i = 0; i < n; i++) {
-            int q = i % 4;
-            labels[i] = q;
-            x.set(new NDIndex("{}, 0, {}:{}, {}:{}", i, (q / 2) * 14, (q / 2) * 14 + 14,
-                    (q % 2) * 14, (q % 2) * 14 + 14), 1f);
-        }
-        return new ArrayDataset.Builder().setData(x).optLabels(manager.create(labels))
-                .setSampling(16, false).build();
+        return TrainerFixture.quarters(manager, n, 16, false);
     }
 
     /** A small LeNet trainer on two virtual replicas. */

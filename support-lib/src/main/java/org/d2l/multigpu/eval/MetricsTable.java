@@ -1,0 +1,83 @@
+package org.d2l.multigpu.eval;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.ToDoubleFunction;
+import org.d2l.multigpu.parallel.EpochMetrics;
+import tech.tablesaw.api.DoubleColumn;
+import tech.tablesaw.api.IntColumn;
+import tech.tablesaw.api.StringColumn;
+import tech.tablesaw.api.Table;
+import tech.tablesaw.columns.numbers.NumberColumnFormatter;
+
+/** Per-epoch metrics of training runs as a Tablesaw {@link Table}, one row per run and epoch. */
+public final class MetricsTable {
+
+    /** Name of the column holding the run's name. */
+    public static final String RUN = "run";
+    /** Name of the column holding the epoch, counted from 1. */
+    public static final String EPOCH = "epoch";
+
+    /** The numeric columns after run and epoch, in order: a new metric is one more line here. */
+    public static final Map<String, ToDoubleFunction<EpochMetrics>> COLUMNS = columns();
+
+    /** Decimals shown when a table is printed, per numeric column (3 unless listed). */
+    private static final Map<String, Integer> DECIMALS = Map.of("train loss", 4, "seconds", 1, "examples/s", 0,
+            "syncs", 0, "MB synced", 1);
+
+    private MetricsTable() {}
+
+    private static Map<String, ToDoubleFunction<EpochMetrics>> columns() {
+        Map<String, ToDoubleFunction<EpochMetrics>> c = new LinkedHashMap<>();
+        c.put("train loss", EpochMetrics::trainLoss);
+        c.put("train acc", EpochMetrics::trainAccuracy);
+        c.put("test acc", EpochMetrics::testAccuracy);
+        c.put("seconds", EpochMetrics::seconds);
+        c.put("examples/s", EpochMetrics::examplesPerSecond);
+        c.put("syncs", EpochMetrics::syncs);
+        c.put("MB synced", m -> m.syncBytes() / 1e6);
+        return java.util.Collections.unmodifiableMap(c);
+    }
+
+    /** The table of one run's history, every row carrying {@code run} in the run column. */
+    public static Table of(String run, List<EpochMetrics> history) {
+        if (run == null || run.isBlank()) {
+            throw new IllegalArgumentException("a run needs a non-empty name, e.g. \"2 devices\"");
+        }
+        if (history == null) {
+            throw new IllegalArgumentException("history must not be null; pass the list that fit(...) returned");
+        }
+        Table t = Table.create(run, StringColumn.create(RUN), IntColumn.create(EPOCH));
+        COLUMNS.keySet().forEach(name -> t.addColumns(DoubleColumn.create(name)));
+        COLUMNS.keySet().forEach(name -> t.doubleColumn(name).setPrintFormatter(
+                NumberColumnFormatter.fixedWithGrouping(DECIMALS.getOrDefault(name, 3))));
+        for (EpochMetrics m : history) {
+            t.stringColumn(RUN).append(run.strip());
+            t.intColumn(EPOCH).append(m.epoch());
+            COLUMNS.forEach((name, f) -> t.doubleColumn(name).append(f.applyAsDouble(m)));
+        }
+        return t;
+    }
+
+    /** The rows of several tables made by {@link #of}, one after another, in one table. */
+    public static Table concat(Table... runs) {
+        if (runs.length == 0) {
+            throw new IllegalArgumentException("concat needs at least one table");
+        }
+        Table all = runs[0].copy().setName("metrics");
+        for (int i = 1; i < runs.length; i++) {
+            all.append(runs[i]);
+        }
+        return all;
+    }
+
+    /** The metric {@code column} of an {@link EpochMetrics}, failing with the known names when it is not one. */
+    public static double value(String column, EpochMetrics m) {
+        ToDoubleFunction<EpochMetrics> f = COLUMNS.get(column);
+        if (f == null) {
+            throw new IllegalArgumentException("unknown metric '" + column + "'; known: " + COLUMNS.keySet());
+        }
+        return f.applyAsDouble(m);
+    }
+}

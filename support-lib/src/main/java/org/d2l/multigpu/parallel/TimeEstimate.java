@@ -1,0 +1,82 @@
+package org.d2l.multigpu.parallel;
+
+import ai.djl.ndarray.NDManager;
+import ai.djl.training.dataset.Batch;
+import ai.djl.training.dataset.RandomAccessDataset;
+import java.util.Locale;
+
+/**
+ * How long a training run will take on this machine at the current settings, timed from a few
+ * training steps of the trainer (its parameters are restored afterwards).
+ */
+public record TimeEstimate(double secondsPerExample, long trainExamples, long testExamples, int numEpochs) {
+
+    /** Evaluating an image costs about this fraction of training on it (measured for ResNet-18 on CPU). */
+    static final double TEST_COST = 0.45;
+
+    /** Times {@code steps} steps of {@code trainer} on {@code trainSet} after one warm-up step, then restores the parameters. */
+    public static TimeEstimate of(DataParallelTrainer trainer, RandomAccessDataset trainSet,
+            RandomAccessDataset testSet, int numEpochs, int steps) {
+        if (steps < 1 || numEpochs < 1) {
+            throw new IllegalArgumentException("steps and numEpochs must be at least 1, got " + steps + ", " + numEpochs);
+        }
+        long examples = 0;
+        long nanos = 0;
+        int done = 0;
+        try (ParameterSnapshot before = trainer.snapshot(); NDManager manager = NDManager.newBaseManager()) {
+            for (Batch batch : trainSet.getData(manager)) {
+                try (batch) {
+                    long start = System.nanoTime();
+                    DataParallelTrainer.StepResult r = trainer.trainStep(batch.getData().head(), batch.getLabels().head());
+                    if (done++ == 1) { // the first step warms up (allocation, kernels): counted only if alone
+                        nanos = 0;
+                        examples = 0;
+                    }
+                    nanos += System.nanoTime() - start;
+                    examples += r.examples();
+                }
+                if (done > steps) {
+                    break;
+                }
+            }
+            trainer.restore(before);
+        } catch (java.io.IOException | ai.djl.translate.TranslateException e) {
+            throw new IllegalStateException("could not read the training data: " + e.getMessage(), e);
+        }
+        if (examples == 0) {
+            throw new IllegalArgumentException("the training set is empty: nothing to time");
+        }
+        return new TimeEstimate(nanos / 1e9 / examples, trainSet.size(), testSet == null ? 0 : testSet.size(), numEpochs);
+    }
+
+    /** The estimated seconds of the whole run. */
+    public double seconds() {
+        return secondsPerExample * (trainExamples + TEST_COST * testExamples) * numEpochs;
+    }
+
+    /** The estimate in words, with the settings for a shorter run (DATASET_LIMIT, which limits each split, and MAX_EPOCH). */
+    @Override
+    public String toString() {
+        long limit = Math.max(1000, trainExamples / 10);
+        String shorter;
+        if (trainExamples > limit) {
+            double at = new TimeEstimate(secondsPerExample, limit, Math.min(limit, testExamples), numEpochs).seconds();
+            shorter = String.format(Locale.ROOT, "For a shorter run set DATASET_LIMIT=%d (%s) and/or MAX_EPOCH "
+                    + "in the environment Jupyter starts from.", limit, human(at));
+        } else {
+            shorter = numEpochs > 1 ? "For a shorter run lower MAX_EPOCH." : "This is already a short run.";
+        }
+        return String.format(Locale.ROOT, "Estimated time: %s for %d epoch(s) of %d training and %d test images "
+                + "(%.1f ms per training image, timed here). %s", human(seconds()), numEpochs, trainExamples,
+                testExamples, secondsPerExample * 1e3, shorter);
+    }
+
+    /** A duration in words: "about 40 s", "about 20 min" or "about 9.1 h". */
+    public static String human(double seconds) {
+        if (seconds < 90) {
+            return String.format(Locale.ROOT, "about %.0f s", seconds);
+        }
+        return seconds < 5400 ? String.format(Locale.ROOT, "about %.0f min", seconds / 60)
+                : String.format(Locale.ROOT, "about %.1f h", seconds / 3600);
+    }
+}

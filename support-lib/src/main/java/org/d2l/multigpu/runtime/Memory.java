@@ -1,0 +1,82 @@
+package org.d2l.multigpu.runtime;
+
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.OptionalLong;
+
+/**
+ * The memory this process may use (physical memory, or the container's cgroup limit when lower) and the
+ * largest batch that fits in it, so that a lesson picks a smaller batch instead of being killed (Binder: 2 GB).
+ */
+public final class Memory {
+
+    /** Resident memory of the JVM, PyTorch and the Fashion-MNIST arrays before any batch (measured: ~0.7 GB). */
+    public static final long BASE_BYTES = 700L << 20;
+    /** Memory per training image of the ResNet-18 variant (batch 256 needs ~2.7 GB resident). */
+    public static final long RESNET18_BYTES_PER_EXAMPLE = 8L << 20;
+
+    private static final List<Path> CGROUP_LIMITS = List.of(Path.of("/sys/fs/cgroup/memory.max"),
+            Path.of("/sys/fs/cgroup/memory/memory.limit_in_bytes"));
+
+    private Memory() {}
+
+    /** Total physical memory, or the cgroup (container) limit when that is lower, in bytes. */
+    public static long availableBytes() {
+        long physical = ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+                .getTotalMemorySize();
+        OptionalLong limit = cgroupLimit();
+        return limit.isPresent() ? Math.min(physical, limit.getAsLong()) : physical;
+    }
+
+    /** The batch size for the ResNet-18 lesson on this machine: {@code requested}, or smaller with a printed note. */
+    public static int batchSize(int requested) {
+        long available = availableBytes();
+        int batch = fittingBatch(requested, available, BASE_BYTES, RESNET18_BYTES_PER_EXAMPLE);
+        if (batch < requested) {
+            System.out.printf(Locale.ROOT, "This machine gives %.1f GB; batch %d needs about %.1f GB: using batch %d.%n",
+                    available / 1e9, requested, (BASE_BYTES + requested * RESNET18_BYTES_PER_EXAMPLE) / 1e9, batch);
+        }
+        return batch;
+    }
+
+    /**
+     * The largest of {@code requested}, its half, its quarter, ... (at least 1) whose estimated need
+     * {@code base + batch * perExample} stays within 90% of {@code available}; throws when even 1 does not fit.
+     */
+    public static int fittingBatch(int requested, long available, long base, long perExample) {
+        if (requested < 1 || available <= 0 || base < 0 || perExample <= 0) {
+            throw new IllegalArgumentException("batch, memory and bytes per example must be positive, got "
+                    + requested + ", " + available + ", " + perExample);
+        }
+        long budget = (long) (available * 0.9);
+        int batch = requested;
+        while (batch > 1 && base + (long) batch * perExample > budget) {
+            batch = (batch + 1) / 2;
+        }
+        if (base + (long) batch * perExample > budget) {
+            throw new IllegalStateException(String.format(Locale.ROOT, "Only %.2f GB of memory: not enough for "
+                    + "even one example (about %.2f GB); use a machine with more memory.",
+                    available / 1e9, (base + perExample) / 1e9));
+        }
+        return batch;
+    }
+
+    /** The cgroup v2 or v1 memory limit, if this process runs under one ("max" or a huge value: none). */
+    static OptionalLong cgroupLimit() {
+        for (Path p : CGROUP_LIMITS) {
+            try {
+                String v = Files.readString(p).strip();
+                if (!v.equals("max") && v.matches("\\d+") && v.length() < 19) {
+                    return OptionalLong.of(Long.parseLong(v));
+                }
+            } catch (IOException | SecurityException e) {
+                // not under this cgroup version
+            }
+        }
+        return OptionalLong.empty();
+    }
+}

@@ -1,0 +1,47 @@
+package org.d2l.multigpu.plot;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.awt.image.BufferedImage;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.util.List;
+import javax.imageio.ImageIO;
+import org.d2l.multigpu.eval.MetricsTable;
+import org.d2l.multigpu.parallel.EpochMetrics;
+import org.junit.jupiter.api.Test;
+import tech.tablesaw.api.Table;
+
+class LinePlotTest {
+
+    @Test
+    void pngDecodesWithTheRequestedSize() throws IOException {
+        BufferedImage img = ImageIO.read(new ByteArrayInputStream(HtmlFragmentTest.plot("1 device").size(500, 300).png()));
+        assertEquals(500, img.getWidth());
+        assertEquals(300, img.getHeight());
+    }
+
+    @Test
+    void oneLinePerRunInOrderOfFirstAppearanceWithoutNaNPoints() {
+        var lines = HtmlFragmentTest.plot("1 device").lines();
+        assertEquals(List.of("1 device", "2 devices"), List.copyOf(lines.keySet()));
+        assertEquals(List.of(1.0, 3.0), java.util.Arrays.stream(lines.get("1 device")[0]).boxed().toList());
+        assertEquals(2, HtmlFragmentTest.plot("1 device").figure().getTraces().length);
+    }
+
+    @Test
+    void aMetricsTableWithoutRowsStillGivesAPng() throws IOException {
+        Table empty = MetricsTable.of("1 device", List.<EpochMetrics>of());
+        byte[] png = LinePlot.of(empty, "epoch", "test acc", "run").png();
+        assertEquals(640, ImageIO.read(new ByteArrayInputStream(png)).getWidth());
+    }
+
+    @Test
+    void anUnknownColumnIsRefusedWithTheColumnsThereAre() {
+        Table t = MetricsTable.of("1 device", List.of());
+        var e = assertThrows(IllegalArgumentException.class, () -> LinePlot.of(t, "epoch", "accuracy", "run"));
+        assertTrue(e.getMessage().contains("'accuracy'") && e.getMessage().contains("test acc"), e.getMessage());
+    }
+}

@@ -1,0 +1,34 @@
+package org.d2l.multigpu.runtime;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+
+class MemoryTest {
+
+    private static final long GB = 1L << 30;
+
+    @Test
+    void enoughMemoryKeepsTheRequestedBatch() {
+        assertEquals(256, Memory.fittingBatch(256, 24 * GB, Memory.BASE_BYTES, Memory.RESNET18_BYTES_PER_EXAMPLE));
+    }
+
+    @Test
+    void binderTwoGigabytesHalveResNetBatch256To128() {
+        assertEquals(128, Memory.fittingBatch(256, 2 * GB, Memory.BASE_BYTES, Memory.RESNET18_BYTES_PER_EXAMPLE));
+        assertEquals(128, Memory.fittingBatch(512, 2 * GB, Memory.BASE_BYTES, Memory.RESNET18_BYTES_PER_EXAMPLE));
+    }
+
+    @Test
+    void tooLittleForOneExampleStopsWithAClearMessage() {
+        var e = assertThrows(IllegalStateException.class, () -> Memory.fittingBatch(256, GB / 2, GB, 1));
+        assertTrue(e.getMessage().contains("not enough"), e.getMessage());
+    }
+
+    @Test
+    void thisMachineReportsSomeMemory() {
+        assertTrue(Memory.availableBytes() > 0);
+    }
+}
