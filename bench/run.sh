@@ -4,7 +4,10 @@
 # "averaging": parameter averaging every 1 and 3 rounds against gradient averaging, 2 virtual
 # replicas, the DL4J example's LeNet, same examples per step; examples/s and bytes synchronised.
 # "precision": FLOAT16 (float32 master weights, loss scaling) against FLOAT32, 1 replica, LeNet and ResNet-18.
-# Usage: bench/run.sh [lenet|resnet18|averaging|precision|all]   (extra options through BENCH_ARGS, e.g. "--rounds 5")
+# "spark": parameter averaging on Spark local[2] against the in-process trainer with 2 virtual
+# replicas, averaging every 1 and 10 steps; examples/s and Spark's overhead per averaging round
+# (not part of "all"; e.g. BENCH_RESULTS=bench/RESULTS-spark.md bench/run.sh spark).
+# Usage: bench/run.sh [lenet|resnet18|averaging|precision|spark|all]   (extra options through BENCH_ARGS, e.g. "--rounds 5")
 # Writes the tables to $BENCH_RESULTS (default bench/RESULTS.md) as well as to the terminal.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -14,6 +17,16 @@ mvn -q -B ${MVN_ARGS:-} -DskipTests package
 cp="bench/target/classes:$(cat bench/target/classpath.txt)"
 run() {
   java --enable-native-access=ALL-UNNAMED -cp "$cp" org.d2l.multigpu.bench.Bench "$@" ${BENCH_ARGS:-}
+}
+# Spark runs on the modules' class folders instead of their jars: a jar's manifest Class-Path would put
+# the support jar's target/lib (a newer Jackson than Spark accepts) ahead of the resolved versions.
+spark_cp="bench/target/classes:$(sed -e "s#$root/support-lib/target/d2l-multigpu.jar#$root/support-lib/target/classes#" \
+  -e "s#$root/spark-lib/target/d2l-spark.jar#$root/spark-lib/target/classes#" bench/target/classpath.txt)"
+# Spark's JVM module options, as the spark-lib tests use them (spark-lib/pom.xml, spark.module.options).
+spark_opts=$(sed -n 's:.*<spark.module.options>\(.*\)</spark.module.options>.*:\1:p' spark-lib/pom.xml)
+run_spark() {
+  java --enable-native-access=ALL-UNNAMED -Dspark.module.options="$spark_opts" -cp "$spark_cp" \
+    org.d2l.multigpu.bench.SparkBench ${BENCH_ARGS:-}
 }
 out=$(mktemp)
 {
@@ -25,9 +38,10 @@ out=$(mktemp)
     lenet|resnet18) run --model "$which" ;;
     averaging) run --suite averaging --model dl4j --batch 256 --steps 40 --warmup 5 ;;
     precision) run --suite precision --model lenet; echo; run --suite precision --model resnet18 ;;
+    spark) run_spark ;;
     all) run --model lenet; echo; run --model resnet18; echo; run --suite averaging --model dl4j --batch 256 --steps 40 --warmup 5
       echo; run --suite precision --model lenet; echo; run --suite precision --model resnet18 ;;
-    *) echo "unknown benchmark '$which': use lenet, resnet18, averaging, precision or all" >&2; exit 2 ;;
+    *) echo "unknown benchmark '$which': use lenet, resnet18, averaging, precision, spark or all" >&2; exit 2 ;;
   esac
 } | tee "$out"
 results=${BENCH_RESULTS:-bench/RESULTS.md}

@@ -7,7 +7,8 @@
 #    otherwise the exact `sudo apt-get install ...` command is printed.
 # 2. Checks for a JDK >= 17 (JAVA_HOME/bin/java, else java on PATH) and Maven >= 3.8.
 # 3. Builds the support jar support-lib/target/d2l-multigpu.jar (+ target/lib, which its manifest
-#    Class-Path lists), so one notebook cell `%jars ../support-lib/target/d2l-multigpu.jar` loads it all.
+#    Class-Path lists), so one notebook cell `%jars ../support-lib/target/d2l-multigpu.jar` loads it all,
+#    and the Spark jar spark-lib/target/d2l-spark.jar (Spark + the support jar, same way).
 # 4. Installs the Java kernel (rapaio-jupyter-kernel from Maven Central) as a project-local kernelspec
 #    build/jupyter/kernels/java (found through JUPYTER_PATH=build/jupyter; nothing goes to ~/.local).
 #
@@ -86,10 +87,12 @@ if [[ "${D2L_CPU_ONLY:-}" != 1 && " ${MVN_ARGS:-} " != *" -Dgpu"* ]] &&
     MVN_EXTRA+=(-Dgpu)
     MVN_ARGS="${MVN_ARGS:-} -Dgpu"
 fi
-log "Building the support jar (mvn -q -B -DskipTests ${MVN_ARGS:-} package) ..."
+log "Building the support and Spark jars (mvn -q -B -DskipTests ${MVN_ARGS:-} package) ..."
 (cd "$ROOT" && mvn -q -B -DskipTests ${MVN_EXTRA[@]+"${MVN_EXTRA[@]}"} package)
 SUPPORT_JAR="$ROOT/support-lib/target/d2l-multigpu.jar"
 [[ -f "$SUPPORT_JAR" ]] || die "build finished but $SUPPORT_JAR is missing"
+SPARK_JAR="$ROOT/spark-lib/target/d2l-spark.jar"
+[[ -f "$SPARK_JAR" ]] || die "build finished but $SPARK_JAR is missing"
 
 # --- 4. Project-local Java kernel ----------------------------------------------------------------
 mkdir -p "$KERNEL_DIR" "$JUPYTER_RUNTIME_DIR"
@@ -140,5 +143,6 @@ log "Setup done:
   java         $JAVA (Java $java_version)
   maven        $mvn_version
   support jar  ${SUPPORT_JAR#"$ROOT"/} ($(find "$ROOT/support-lib/target/lib" -name '*.jar' | wc -l) jars in target/lib)
+  spark jar    ${SPARK_JAR#"$ROOT"/} ($(find "$ROOT/spark-lib/target/lib" -name '*.jar' | wc -l) jars in target/lib)
   kernel       '$KERNEL_NAME' ($KERNEL_JAR) in ${KERNEL_DIR#"$ROOT"/}; use JUPYTER_PATH=$ROOT/build/jupyter
   data         $([[ -f "$DATASET_FILE" ]] && dirname "$DATASET_FILE" || echo "Fashion-MNIST files missing")"

@@ -166,7 +166,7 @@ public final class Bench {
         return n % 2 == 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
     }
 
-    private static String cpuModel() throws IOException {
+    static String cpuModel() throws IOException {
         Path p = Path.of("/proc/cpuinfo");
         if (Files.exists(p)) {
             for (String line : Files.readAllLines(p)) {
@@ -333,7 +333,7 @@ public final class Bench {
         return out;
     }
 
-    private static long peakRssKb() throws IOException {
+    static long peakRssKb() throws IOException {
         for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
             if (line.startsWith("VmHWM:")) {
                 return Long.parseLong(line.replaceAll("[^0-9]", ""));

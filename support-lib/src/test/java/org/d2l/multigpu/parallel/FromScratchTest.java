@@ -101,4 +101,74 @@ class FromScratchTest {
         // the copies moved away from the initial values
         assertTrue(one.get(0).get(0).sub(params.get(0)).abs().max().getFloat() > 0);
     }
+
+    /** k arrays of shape (rows, 3) with distinct values, on the CPU. */
+    private List<NDArray> spread(int k, int rows) {
+        List<NDArray> data = new ArrayList<>();
+        for (int i = 0; i < k; i++) {
+            data.add(manager.arange(rows * 3f).reshape(rows, 3).mul(i + 1).add(0.25f * i));
+        }
+        return data;
+    }
+
+    @Test
+    void ringAllreduceEqualsTheNaiveAllreduceForOneToFiveDevicesAndOddSizes() {
+        for (int k = 1; k <= 5; k++) {
+            for (int rows : new int[] {1, 3, 7}) { // 3, 9 and 21 elements: chunks of unequal size
+                List<NDArray> ring = spread(k, rows);
+                List<NDArray> naive = spread(k, rows);
+                FromScratch.ringAllreduce(ring);
+                FromScratch.allreduce(naive);
+                for (int i = 0; i < k; i++) {
+                    assertEquals(new Shape(rows, 3), ring.get(i).getShape());
+                    assertArrayEquals(naive.get(0).toFloatArray(), ring.get(i).toFloatArray(), 1e-4f,
+                            "k=" + k + ", " + rows * 3 + " elements, device " + i);
+                }
+            }
+        }
+    }
+
+    @Test
+    void ringAllreduceSendsTwoTimesKMinusOneOverKTimesNPerDevice() {
+        int k = 4;
+        List<NDArray> data = spread(k, 8); // N = 24, divisible by 4: 2 x 3/4 x 24 = 36 per device
+        FromScratch.Traffic t = FromScratch.ringAllreduce(data);
+        for (int i = 0; i < k; i++) {
+            assertEquals(36, t.sent()[i], "device " + i);
+            assertEquals(36, t.received()[i], "device " + i);
+        }
+        FromScratch.Traffic naive = FromScratch.allreduce(spread(k, 8));
+        assertEquals(3 * 24, naive.received()[0]); // (k-1) x N into device 0
+        assertEquals(3 * 24, naive.sent()[0]); // and as much back out
+        assertEquals(24, naive.sent()[1]);
+    }
+
+    @Test
+    void ringAllreduceTrafficWithUnevenChunksIsTwoNMinusTheTwoChunksADeviceNeverSends() {
+        for (int k = 1; k <= 5; k++) {
+            for (int rows : new int[] {1, 3, 7}) {
+                long n = rows * 3L;
+                long[] c = FromScratch.chunkSizes(n, k);
+                FromScratch.Traffic t = FromScratch.ringAllreduce(spread(k, rows));
+                long total = 0;
+                for (int i = 0; i < k; i++) {
+                    long expected = 2 * n - c[(i + 1) % k] - c[(i + 2) % k];
+                    assertEquals(expected, t.sent()[i], "k=" + k + ", N=" + n + ", device " + i);
+                    total += t.sent()[i];
+                }
+                assertEquals(2L * (k - 1) * n, total, "k=" + k + ", N=" + n);
+                assertEquals(total, t.totalSent());
+            }
+        }
+        assertArrayEquals(new long[] {3, 3, 2, 2}, FromScratch.chunkSizes(10, 4));
+        assertArrayEquals(new long[] {1, 1, 0}, FromScratch.chunkSizes(2, 3));
+    }
+
+    @Test
+    void ringAllreduceRejectsArraysOfDifferentShapes() {
+        List<NDArray> data = List.of(manager.zeros(new Shape(3)), manager.zeros(new Shape(4)));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> FromScratch.ringAllreduce(data));
+        assertTrue(e.getMessage().contains("same shape"), e.getMessage());
+    }
 }

@@ -1,0 +1,209 @@
+package org.d2l.multigpu.spark;
+
+import ai.djl.Device;
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDList;
+import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.types.Shape;
+import ai.djl.nn.Block;
+import ai.djl.nn.Parameter;
+import ai.djl.pytorch.engine.PtNDArray;
+import ai.djl.pytorch.jni.JniUtils;
+import ai.djl.training.ParameterStore;
+import ai.djl.training.loss.Loss;
+import ai.djl.training.optimizer.Optimizer;
+import ai.djl.util.Pair;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Locale;
+import org.apache.spark.TaskContext;
+import org.apache.spark.api.java.function.FlatMapFunction;
+import org.apache.spark.broadcast.Broadcast;
+import org.d2l.multigpu.eval.Accuracy;
+import org.d2l.multigpu.parallel.FromScratch;
+import org.d2l.multigpu.parallel.OptimizerState;
+
+/**
+ * The task that every partition runs in one round, on an executor: load the broadcast parameters
+ * (and optimizer state) into a replica, take {@code frequency} local SGD steps on the partition's next minibatches, and
+ * return the replica's parameters (nothing when the partition has no minibatch left this epoch).
+ */
+public final class PartitionTrainer implements FlatMapFunction<Iterator<Shard>, PartialSum> {
+
+    private static final long serialVersionUID = 1L;
+
+    private final Broadcast<ParameterValues> params;
+    private final Broadcast<ParameterValues> optimizerState;
+    private final ModelFactory model;
+    private final OptimizerFactory optimizer;
+    private final int round;
+    private final int firstStep;
+    private final int frequency;
+
+    /**
+     * The task of round {@code round} (optimizer state null when there is none yet), whose local steps are the partition's minibatches
+     * {@code firstStep} to {@code firstStep + frequency - 1}.
+     */
+    public PartitionTrainer(Broadcast<ParameterValues> params, Broadcast<ParameterValues> optimizerState,
+            ModelFactory model, OptimizerFactory optimizer, int round, int firstStep, int frequency) {
+        this.params = params;
+        this.optimizerState = optimizerState;
+        this.model = model;
+        this.optimizer = optimizer;
+        this.round = round;
+        this.firstStep = firstStep;
+        this.frequency = frequency;
+    }
+
+    @Override
+    public Iterator<PartialSum> call(Iterator<Shard> shards) {
+        List<PartialSum> out = new ArrayList<>();
+        TaskContext task = TaskContext.get();
+        int cpus = task == null ? 1 : task.cpus();
+        ExecutorRuntime.start(cpus);
+        ExecutorRuntime.capThreads(cpus);
+        try {
+            while (shards.hasNext()) {
+                Shard shard = shards.next();
+                int end = Math.min(firstStep + frequency, shard.batches().size());
+                if (end <= firstStep) {
+                    continue; // this partition's data for the epoch is used up
+                }
+                try {
+                    out.add(train(shard, end));
+                } catch (PartitionFailedException ex) {
+                    throw ex;
+                } catch (RuntimeException ex) {
+                    throw new PartitionFailedException(shard.partition(), round, ex.toString(), ex);
+                }
+            }
+        } finally {
+            ExecutorRuntime.restoreThreads();
+        }
+        return out.iterator();
+    }
+
+    private PartialSum train(Shard shard, int end) {
+        Block net = ExecutorRuntime.borrow(model);
+        boolean gradMode = JniUtils.isGradMode();
+        JniUtils.setGradMode(false); // loading and updating parameters must not be recorded
+        try {
+            zeroGradients(net);
+            params.value().loadInto(net);
+            Optimizer opt = optimizer.newOptimizer();
+            OptimizerState state = OptimizerState.of(opt);
+            ParameterValues startState = optimizerState == null ? null : optimizerState.value();
+            if (startState != null) {
+                loadState(startState, state, net);
+            }
+            Loss loss = Loss.softmaxCrossEntropyLoss();
+            double lossSum = 0;
+            double correct = 0;
+            long examples = 0;
+            long t0 = System.nanoTime(); // the local steps only: loading and returning values is overhead
+            for (int s = firstStep; s < end; s++) {
+                Minibatch b = shard.batches().get(s);
+                NDManager root = net.getParameters().valueAt(0).getArray().getManager();
+                try (NDManager step = root.newSubManager()) {
+                    NDArray x = b.x(step);
+                    NDArray y = b.y(step);
+                    ParameterStore ps = new ParameterStore(step, false);
+                    NDArray yHat;
+                    NDArray lv;
+                    JniUtils.setGradMode(true); // PyTorch's grad mode is per thread: only this task's
+                    try {
+                        yHat = net.forward(ps, new NDList(x), true).head();
+                        lv = loss.evaluate(new NDList(y), new NDList(yHat));
+                        float l = lv.getFloat();
+                        if (!Float.isFinite(l)) {
+                            throw new PartitionFailedException(shard.partition(), round, String.format(Locale.ROOT,
+                                    "the training loss is %s at its local step %d (minibatch %d of the partition); "
+                                    + "check that partition's data for NaN or lower the learning rate",
+                                    l, s - firstStep + 1, s), null);
+                        }
+                        // DJL's GradientCollector allows one per process, but local[k] runs k tasks in one
+                        // JVM: call PyTorch's backward directly (autograd state is per thread).
+                        JniUtils.backward((PtNDArray) lv, (PtNDArray) lv.onesLike(), false, false);
+                        lossSum += (double) l * b.size();
+                    } finally {
+                        JniUtils.setGradMode(false); // the update below must not be recorded
+                    }
+                    correct += Accuracy.accuracy(yHat, y);
+                    update(net, opt);
+                    examples += b.size();
+                }
+            }
+            long trainNanos = System.nanoTime() - t0;
+            ParameterValues trained = ParameterValues.of(net);
+            ParameterValues trainedState = takeState(state, net);
+            return new PartialSum(trained, trainedState, 1, end - firstStep, lossSum, correct, examples, trainNanos);
+        } finally {
+            JniUtils.setGradMode(gradMode);
+            ExecutorRuntime.release(model, net);
+        }
+    }
+
+    /** One optimizer step on every trained parameter, then gradients back to zero. */
+    private static void update(Block net, Optimizer opt) {
+        for (Pair<String, Parameter> p : net.getParameters()) {
+            Parameter param = p.getValue();
+            if (param.requiresGradient()) {
+                NDArray w = param.getArray();
+                try (NDArray g = w.getGradient()) {
+                    // Optimizer state (if any) is keyed by name, the same in every JVM.
+                    opt.update(p.getKey(), w, g);
+                    FromScratch.zero(g);
+                }
+            }
+        }
+    }
+
+    private static void zeroGradients(Block net) {
+        for (Pair<String, Parameter> p : net.getParameters()) {
+            if (p.getValue().requiresGradient()) {
+                try (NDArray g = p.getValue().getArray().getGradient()) {
+                    FromScratch.zero(g);
+                }
+            }
+        }
+    }
+
+    /** Writes {@code values} (named "kind/parameter") into the optimizer's state. */
+    private static void loadState(ParameterValues values, OptimizerState state, Block net) {
+        NDManager root = net.getParameters().valueAt(0).getArray().getManager();
+        Device device = net.getParameters().valueAt(0).getArray().getDevice();
+        try (NDManager tmp = root.newSubManager()) {
+            for (int i = 0; i < values.names().size(); i++) {
+                String key = values.names().get(i);
+                int slash = key.indexOf('/');
+                int kind = Integer.parseInt(key.substring(0, slash));
+                if (kind >= state.kinds()) {
+                    throw new IllegalStateException("The optimizer state sent has kind " + kind + " but this "
+                            + "optimizer keeps " + state.kinds() + " kind(s): driver and executors must use the same optimizer.");
+                }
+                state.set(kind, key.substring(slash + 1), device,
+                        tmp.create(values.values().get(i), new Shape(values.shapes().get(i))));
+            }
+        }
+    }
+
+    /** The optimizer's state as "kind/parameter" values, freeing its arrays; null when it keeps none. */
+    private static ParameterValues takeState(OptimizerState state, Block net) {
+        List<String> names = new ArrayList<>();
+        List<long[]> shapes = new ArrayList<>();
+        List<float[]> values = new ArrayList<>();
+        for (int kind = 0; kind < state.kinds(); kind++) {
+            for (Pair<String, Parameter> p : net.getParameters()) {
+                NDArray a = state.get(kind, p.getKey(), p.getValue().getArray().getDevice());
+                if (a != null) {
+                    names.add(kind + "/" + p.getKey());
+                    shapes.add(a.getShape().getShape());
+                    values.add(a.toFloatArray());
+                    a.close(); // the optimizer is dropped after this task: free its native memory now
+                }
+            }
+        }
+        return names.isEmpty() ? null : new ParameterValues(List.copyOf(names), List.copyOf(shapes), List.copyOf(values));
+    }
+}

@@ -1,0 +1,372 @@
+package org.d2l.multigpu.spark;
+
+import ai.djl.Device;
+import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.types.DataType;
+import ai.djl.nn.Block;
+import ai.djl.training.dataset.RandomAccessDataset;
+import ai.djl.training.initializer.Initializer;
+import ai.djl.translate.TranslateException;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.spark.SparkConf;
+import org.apache.spark.SparkContext;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.broadcast.Broadcast;
+import org.d2l.multigpu.eval.Accuracy;
+import org.d2l.multigpu.models.Init;
+import org.d2l.multigpu.parallel.EpochListener;
+import org.d2l.multigpu.parallel.EpochMetrics;
+import org.d2l.multigpu.runtime.Djl;
+
+/**
+ * Data-parallel training on Apache Spark by parameter averaging (the pattern of DL4J's parameter
+ * averaging master and Spark MLlib): each round the driver broadcasts the parameters (and the
+ * averaged optimizer state, as DL4J's {@code averageUpdaters}), every
+ * partition loads them into its own replica and takes {@code averagingFrequency} local SGD steps on
+ * its own minibatches, {@code treeAggregate} sums the replicas, and the driver averages them
+ * (over the partitions that trained in the round).
+ * Embedded {@code local[k]} by default; given a master URL ({@code spark://}, {@code yarn},
+ * {@code k8s://}) or the context of {@code spark-submit}, the same code runs on a cluster.
+ */
+public final class SparkTrainer implements AutoCloseable {
+
+    private static final Pattern PARTITION = Pattern.compile("Partition (\\d+) failed in round \\d+: [^\\n]*");
+
+    private final ModelFactory model;
+    private final OptimizerFactory optimizer;
+    private final int partitions;
+    private final int frequency;
+    private final JavaSparkContext sc;
+    private final boolean ownsContext;
+    private final NDManager manager;
+    private final Block net;
+    private final PrintStream out;
+    private final boolean progress;
+    private ParameterValues optimizerState;
+    private int epochs;
+    private int rounds;
+    private final List<RoundResult> roundLog = new ArrayList<>();
+
+    private SparkTrainer(Builder b) {
+        Djl.setup();
+        this.model = b.model;
+        this.optimizer = b.optimizer;
+        this.frequency = b.frequency;
+        this.out = b.out;
+        this.progress = b.progress;
+        if (b.context != null) {
+            this.sc = b.context;
+            this.ownsContext = false;
+        } else {
+            String master = b.master != null ? b.master : System.getProperty("spark.master", "local");
+            if (master.startsWith("local")) {
+                quiet("org.apache.spark.util.Utils"); // "your hostname resolves to a loopback address"
+                // A failed task's stack trace, logged twice; the RoundFailedException carries it as its cause.
+                quiet("org.apache.spark.executor.Executor");
+                quiet("org.apache.spark.scheduler.TaskSetManager");
+            }
+            // new SparkConf() reads the spark.* system properties that spark-submit sets (spark.master too).
+            SparkConf conf = new SparkConf().setAppName(b.appName)
+                    .setIfMissing("spark.master", "local[" + (b.partitions > 0 ? b.partitions : 2) + "]")
+                    .setIfMissing("spark.ui.enabled", "false")
+                    .setIfMissing("spark.ui.showConsoleProgress", "false");
+            if (b.master != null) {
+                conf.setMaster(b.master);
+            }
+            if (conf.get("spark.master").startsWith("local")) {
+                conf.setIfMissing("spark.driver.host", "127.0.0.1"); // no network needed in local mode
+            }
+            quiet("org.apache.hadoop.util.NativeCodeLoader"); // "unable to load native-hadoop library"
+            quiet("org.apache.spark.rdd.ParallelCollectionRDD"); // ShardedData's unpersist after localCheckpoint
+            // One Spark context per JVM: getOrCreate shares a running one, whose owner will stop it.
+            String token = java.util.UUID.randomUUID().toString();
+            SparkContext ctx = SparkContext.getOrCreate(conf.set("spark.d2l.trainer", token));
+            this.sc = JavaSparkContext.fromSparkContext(ctx);
+            this.ownsContext = token.equals(ctx.getConf().get("spark.d2l.trainer", ""));
+            if (!ownsContext && b.master != null && !b.master.equals(ctx.master())) {
+                throw new IllegalStateException("A Spark context with master " + ctx.master() + " is already "
+                        + "running in this JVM and there can be only one: close the trainer that started it "
+                        + "(or call stop() on it) before asking for " + b.master + ".");
+            }
+        }
+        this.partitions = b.partitions > 0 ? b.partitions : sc.defaultParallelism();
+        this.manager = NDManager.newBaseManager(Device.cpu());
+        this.net = model.newBlock();
+        Init.weights(net, b.initializer);
+        net.initialize(manager, DataType.FLOAT32, model.inputShape());
+    }
+
+    /** Starts a builder for training the network that {@code model} builds. */
+    public static Builder builder(ModelFactory model) {
+        return new Builder(model);
+    }
+
+    /** The driver's copy of the network: after each round it holds the averaged parameters. */
+    public Block getNet() {
+        return net;
+    }
+
+    /** The Spark context the rounds run on. */
+    public JavaSparkContext getContext() {
+        return sc;
+    }
+
+    /** The number of partitions (replicas) per round. */
+    public int getPartitions() {
+        return partitions;
+    }
+
+    /** The number of local steps each partition takes between two averagings. */
+    public int getAveragingFrequency() {
+        return frequency;
+    }
+
+    /** Every round run so far, with its timings. */
+    public List<RoundResult> getRounds() {
+        return List.copyOf(roundLog);
+    }
+
+    /** Deals {@code batches} round robin over this trainer's partitions and caches them on the executors. */
+    public ShardedData distribute(List<Minibatch> batches) {
+        return ShardedData.of(sc, batches, partitions);
+    }
+
+    /** Deals every batch of {@code dataset}, in its order, over this trainer's partitions. */
+    public ShardedData distribute(RandomAccessDataset dataset) {
+        return distribute(Minibatch.listOf(dataset, manager));
+    }
+
+    /**
+     * One round: every partition takes up to {@code averagingFrequency} local steps from its
+     * minibatch {@code firstStep} on, then the replicas that trained are averaged into the driver's
+     * network. On failure the network is left as it was and a {@link RoundFailedException} names
+     * the partition.
+     */
+    public RoundResult trainRound(ShardedData data, int firstStep) {
+        if (data.partitions() != partitions) {
+            throw new IllegalArgumentException("The data is spread over " + data.partitions()
+                    + " partitions but this trainer uses " + partitions + ": distribute it with this trainer.");
+        }
+        int round = ++rounds;
+        long t0 = System.nanoTime();
+        ParameterValues current = ParameterValues.of(net);
+        Broadcast<ParameterValues> bc = sc.broadcast(current);
+        Broadcast<ParameterValues> bcState = optimizerState == null ? null : sc.broadcast(optimizerState);
+        PartialSum total;
+        try {
+            total = data.rdd()
+                    .mapPartitions(new PartitionTrainer(bc, bcState, model, optimizer, round, firstStep, frequency))
+                    .treeAggregate(PartialSum.ZERO, PartialSum::plus, PartialSum::plus, 2);
+        } catch (Exception ex) {
+            throw failure(round, ex);
+        } finally {
+            bc.destroy();
+            if (bcState != null) {
+                bcState.destroy();
+            }
+        }
+        if (total.replicas() > 0) {
+            total.sum().dividedBy(total.replicas()).loadInto(net);
+            if (total.stateSum() != null) {
+                optimizerState = total.stateSum().dividedBy(total.replicas());
+            }
+        }
+        long bytes = 4L * total.replicas() * (current.size() + (total.stateSum() == null ? 0 : total.stateSum().size()));
+        RoundResult r = new RoundResult(round, total.replicas(), total.steps(), total.lossSum(), total.correct(),
+                total.examples(), bytes, (System.nanoTime() - t0) / 1e9, total.maxTrainNanos() / 1e9);
+        roundLog.add(r);
+        return r;
+    }
+
+    /**
+     * One epoch over {@code data}: rounds of {@code averagingFrequency} local steps until every
+     * partition has used its minibatches, then accuracy on {@code testSet} (may be null).
+     */
+    public EpochMetrics trainEpoch(ShardedData data, RandomAccessDataset testSet) {
+        double lossSum = 0;
+        double correct = 0;
+        long examples = 0;
+        long syncs = 0;
+        long bytes = 0;
+        long t0 = System.nanoTime();
+        int steps = data.stepsPerEpoch();
+        for (int first = 0; first < steps; first += frequency) {
+            RoundResult r = trainRound(data, first);
+            lossSum += r.lossSum();
+            correct += r.correct();
+            examples += r.examples();
+            syncs++;
+            bytes += r.bytes();
+            if (progress) {
+                out.printf(Locale.ROOT, "\repoch %d: round %d/%d, loss %.3f", epochs + 1,
+                        first / frequency + 1, (steps + frequency - 1) / frequency, lossSum / examples);
+            }
+        }
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        if (progress) {
+            out.println();
+        }
+        epochs++;
+        double testAcc = Double.NaN;
+        if (testSet != null) {
+            try {
+                testAcc = Accuracy.evaluateAccuracy(net, testSet.getData(manager), Device.cpu());
+            } catch (IOException ex) {
+                throw new UncheckedIOException(ex);
+            } catch (TranslateException ex) {
+                throw new IllegalStateException("Could not read a test batch: " + ex.getMessage(), ex);
+            }
+        }
+        return new EpochMetrics(epochs, lossSum / examples, correct / examples, testAcc, seconds, examples / seconds,
+                syncs, bytes);
+    }
+
+    /** Trains {@code numEpochs} epochs over {@code data}, evaluating on {@code testSet} (may be null) after each. */
+    public List<EpochMetrics> fit(ShardedData data, RandomAccessDataset testSet, int numEpochs,
+            EpochListener... listeners) {
+        if (numEpochs < 1) {
+            throw new IllegalArgumentException("numEpochs must be at least 1, got " + numEpochs + ".");
+        }
+        for (EpochListener l : listeners) {
+            l.onFitStart(numEpochs);
+        }
+        List<EpochMetrics> history = new ArrayList<>();
+        for (int e = 0; e < numEpochs; e++) {
+            EpochMetrics m = trainEpoch(data, testSet);
+            history.add(m);
+            for (EpochListener l : listeners) {
+                l.onEpoch(m);
+            }
+        }
+        return history;
+    }
+
+    /** Silences an slf4j-simple logger (created after this call), unless the user configured it. */
+    private static void quiet(String logger) {
+        String key = "org.slf4j.simpleLogger.log." + logger;
+        if (System.getProperty(key) == null) {
+            System.setProperty(key, "off");
+        }
+    }
+
+    /** The error to throw for a failed round: names the partition when a task said which. */
+    private static RoundFailedException failure(int round, Exception ex) {
+        String reason = null;
+        int partition = -1;
+        for (Throwable t = ex; t != null && reason == null; t = t.getCause()) {
+            Matcher m = PARTITION.matcher(String.valueOf(t.getMessage()));
+            if (m.find()) {
+                reason = m.group();
+                partition = Integer.parseInt(m.group(1));
+            }
+        }
+        if (reason == null) {
+            reason = "a task failed: " + ex.getMessage();
+        }
+        return new RoundFailedException("Round " + round + " failed. " + reason
+                + ". The driver's model was left as it was before this round.", partition, ex);
+    }
+
+    /** Frees the driver's network and, if this trainer started the Spark context, stops it. */
+    @Override
+    public void close() {
+        manager.close();
+        if (ownsContext) {
+            sc.stop();
+        }
+    }
+
+    /** Configures a {@link SparkTrainer}. */
+    public static final class Builder {
+        private final ModelFactory model;
+        private OptimizerFactory optimizer;
+        private int partitions;
+        private int frequency = 1;
+        private String master;
+        private JavaSparkContext context;
+        private String appName = "d2l-parameter-averaging";
+        private Initializer initializer = Init.pytorchLike();
+        private PrintStream out = System.out;
+        private boolean progress;
+
+        private Builder(ModelFactory model) {
+            if (model == null) {
+                throw new IllegalArgumentException("SparkTrainer needs a ModelFactory, for example Models.LENET.");
+            }
+            this.model = model;
+        }
+
+        /** The number of partitions, one replica each (default: k of {@code local[k]}, or Spark's default parallelism). */
+        public Builder setPartitions(int partitions) {
+            if (partitions < 1) {
+                throw new IllegalArgumentException("The number of partitions must be at least 1, got " + partitions + ".");
+            }
+            this.partitions = partitions;
+            return this;
+        }
+
+        /** The optimizer each replica uses, for example {@code OptimizerFactory.sgd(0.1f)}. */
+        public Builder optOptimizer(OptimizerFactory optimizer) {
+            this.optimizer = optimizer;
+            return this;
+        }
+
+        /** The number of local steps per partition between two averagings (default 1). */
+        public Builder optAveragingFrequency(int frequency) {
+            if (frequency < 1) {
+                throw new IllegalArgumentException("The averaging frequency must be at least 1, got " + frequency + ".");
+            }
+            this.frequency = frequency;
+            return this;
+        }
+
+        /**
+         * The Spark master URL: {@code local[k]} (default, k = partitions, unless {@code spark-submit}
+         * set {@code spark.master}), {@code spark://host:7077}, {@code yarn}, {@code k8s://https://host:port}.
+         */
+        public Builder optMaster(String master) {
+            this.master = master;
+            return this;
+        }
+
+        /** Runs on an existing context (for example the one {@code spark-submit} configured); close() then leaves it running. */
+        public Builder optContext(JavaSparkContext context) {
+            this.context = context;
+            return this;
+        }
+
+        /** The Spark application name. */
+        public Builder optAppName(String appName) {
+            this.appName = appName;
+            return this;
+        }
+
+        /** The weight initialisation of the driver's network (default {@link Init#pytorchLike()}). */
+        public Builder optInitializer(Initializer initializer) {
+            this.initializer = initializer;
+            return this;
+        }
+
+        /** Prints one progress line per round to {@code out} when {@code progress} is true (default off). */
+        public Builder optProgress(boolean progress, PrintStream out) {
+            this.progress = progress;
+            this.out = out;
+            return this;
+        }
+
+        /** Starts Spark (unless given a context) and initialises the driver's network. */
+        public SparkTrainer build() {
+            if (optimizer == null) {
+                throw new IllegalArgumentException("No optimizer set: call optOptimizer(OptimizerFactory.sgd(lr)).");
+            }
+            return new SparkTrainer(this);
+        }
+    }
+}

@@ -1,0 +1,57 @@
+package org.d2l.multigpu.spark;
+
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDArrays;
+import ai.djl.ndarray.NDList;
+import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.types.DataType;
+import ai.djl.nn.Block;
+import ai.djl.training.dataset.ArrayDataset;
+import java.util.List;
+import org.d2l.multigpu.devices.Devices;
+import org.d2l.multigpu.parallel.DataParallelTrainer;
+import org.d2l.multigpu.parallel.ParameterAveraging;
+
+/** The in-process side of the comparison: the support jar's trainer with ParameterAveraging on k virtual replicas. */
+final class InProcess {
+
+    private InProcess() {}
+
+    /**
+     * One epoch of {@code DataParallelTrainer} with {@code ParameterAveraging} every {@code n} rounds
+     * on {@code k} virtual replicas, starting from {@code start}, over {@code batches} in order (round r
+     * gives worker p minibatch r * k + p); returns the averaged parameters.
+     */
+    static ParameterValues train(ParameterValues start, List<Minibatch> batches, int k, int n,
+            OptimizerFactory optimizer) {
+        return train(start, batches, k, n, optimizer, 1);
+    }
+
+    /** The same over {@code epochs} epochs. */
+    static ParameterValues train(ParameterValues start, List<Minibatch> batches, int k, int n,
+            OptimizerFactory optimizer, int epochs) {
+        try (NDManager manager = NDManager.newBaseManager()) {
+            Block net = Models.LENET.newBlock();
+            net.initialize(manager, DataType.FLOAT32, Models.LENET.inputShape());
+            start.loadInto(net);
+            NDList xs = new NDList();
+            NDList ys = new NDList();
+            for (Minibatch b : batches) {
+                xs.add(b.x(manager));
+                ys.add(b.y(manager));
+            }
+            NDArray x = NDArrays.concat(xs);
+            NDArray y = NDArrays.concat(ys);
+            ArrayDataset data = new ArrayDataset.Builder().setData(x).optLabels(y)
+                    .setSampling(batches.get(0).size(), false).build();
+            ParameterAveraging sync = ParameterAveraging.builder().averagingFrequency(n).averageUpdaters(true).build();
+            try (DataParallelTrainer t = DataParallelTrainer.builder(net).setDevices(Devices.virtual(k))
+                    .optOptimizer(optimizer.newOptimizer()).optSync(sync).optProgress(false).build()) {
+                for (int e = 0; e < epochs; e++) {
+                    t.trainEpoch(data, null);
+                }
+            }
+            return ParameterValues.of(net);
+        }
+    }
+}

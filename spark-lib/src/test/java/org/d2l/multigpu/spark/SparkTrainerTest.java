@@ -1,0 +1,152 @@
+package org.d2l.multigpu.spark;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.apache.spark.SparkConf;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.d2l.multigpu.runtime.Djl;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** Parameter averaging on Spark local[2] against the same averaging in one process. */
+class SparkTrainerTest {
+
+    private static JavaSparkContext sc;
+
+    @BeforeAll
+    static void startSpark() {
+        Djl.engine(); // started: some tests ask PyTorch for its thread count first
+        sc = new JavaSparkContext(new SparkConf().setMaster("local[2]").setAppName("SparkTrainerTest")
+                .set("spark.ui.enabled", "false").set("spark.driver.host", "127.0.0.1"));
+    }
+
+    @AfterAll
+    static void stopSpark() {
+        sc.stop();
+    }
+
+    private static SparkTrainer trainer(int k, int n, float lr) {
+        return trainer(k, n, OptimizerFactory.sgd(lr));
+    }
+
+    private static SparkTrainer trainer(int k, int n, OptimizerFactory opt) {
+        return SparkTrainer.builder(Models.LENET).setPartitions(k).optAveragingFrequency(n)
+                .optOptimizer(opt).optContext(sc).build();
+    }
+
+    /** Trains one epoch both ways from the same start and checks the parameters agree to 1e-5. */
+    static void assertSameAsInProcess(JavaSparkContext sc, int k, int n, int numBatches, OptimizerFactory opt) {
+        List<Minibatch> batches = SyntheticData.minibatches(numBatches, 8, 42);
+        try (SparkTrainer spark = SparkTrainer.builder(Models.LENET).setPartitions(k).optAveragingFrequency(n)
+                .optOptimizer(opt).optContext(sc).build(); ShardedData data = spark.distribute(batches)) {
+            ParameterValues start = ParameterValues.of(spark.getNet());
+            spark.trainEpoch(data, null);
+            ParameterValues viaSpark = ParameterValues.of(spark.getNet());
+            ParameterValues inProcess = InProcess.train(start, batches, k, n, opt);
+            double diff = viaSpark.maxAbsDifference(inProcess);
+            System.out.printf("k=%d, frequency %d, %d minibatches, %s: max |Spark - in-process| = %.2e%n",
+                    k, n, numBatches, opt, diff);
+            assertTrue(diff < 1e-5, "k=" + k + ", n=" + n + ": max |spark - in-process| = " + diff);
+            assertTrue(viaSpark.maxAbsDifference(start) > 1e-3, "training moved the parameters");
+            int steps = (numBatches + k - 1) / k;
+            assertEquals((steps + n - 1) / n, spark.getRounds().size(), "rounds = ceil(in-process rounds / n)");
+        }
+    }
+
+    @Test
+    void twoPartitionsAtFrequencyOneEqualInProcessAveragingOfTwoReplicas() {
+        assertSameAsInProcess(sc, 2, 1, 6, OptimizerFactory.sgd(0.3f));
+    }
+
+    @Test
+    void twoPartitionsAtFrequencyThreeEqualInProcessAveragingOfTwoReplicas() {
+        assertSameAsInProcess(sc, 2, 3, 12, OptimizerFactory.sgd(0.3f));
+    }
+
+    @Test
+    void averagedMomentumStateMatchesInProcessAveragingWithAverageUpdaters() {
+        assertSameAsInProcess(sc, 2, 2, 8, OptimizerFactory.sgd(0.1f, 0.9f));
+    }
+
+    @Test
+    void aLastPartialRoundAveragesOnlyThePartitionsThatTrained() {
+        // 7 minibatches on 3 partitions: partitions 0, 1, 2 get 3, 2, 2; frequency 2 gives rounds of
+        // 2 steps then 1 step in which only partition 0 trains.
+        assertSameAsInProcess(sc, 3, 2, 7, OptimizerFactory.sgd(0.3f));
+    }
+
+    @Test
+    void threeEpochsWithALastPartialRoundStayEqualToInProcessAveraging() {
+        List<Minibatch> batches = SyntheticData.minibatches(7, 8, 11);
+        OptimizerFactory opt = OptimizerFactory.sgd(0.1f, 0.5f);
+        try (SparkTrainer spark = trainer(2, 3, opt); ShardedData data = spark.distribute(batches)) {
+            ParameterValues start = ParameterValues.of(spark.getNet());
+            spark.fit(data, null, 3);
+            double diff = ParameterValues.of(spark.getNet()).maxAbsDifference(InProcess.train(start, batches, 2, 3, opt, 3));
+            System.out.printf("3 epochs of 7 minibatches, k=2, frequency 3, %s: max |Spark - in-process| = %.2e%n", opt, diff);
+            assertTrue(diff < 1e-5, "max |spark - in-process| = " + diff);
+        }
+    }
+
+    @Test
+    void tasksCapPyTorchThreadsAndPutTheDefaultBackForTheDriversThreads() throws Exception {
+        int before = ai.djl.pytorch.jni.JniUtils.getNumThreads();
+        try (SparkTrainer spark = trainer(2, 1, 0.1f); ShardedData data = spark.distribute(SyntheticData.minibatches(2, 4, 1))) {
+            spark.trainRound(data, 0);
+        }
+        int[] seen = new int[1];
+        Thread fresh = new Thread(() -> seen[0] = ai.djl.pytorch.jni.JniUtils.getNumThreads());
+        fresh.start();
+        fresh.join();
+        assertEquals(before, seen[0], "a thread that starts using PyTorch after the round gets the default again");
+    }
+
+    @Test
+    void aSecondTrainerSharesTheRunningContextAndLeavesItRunning() {
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> SparkTrainer.builder(Models.LENET)
+                .optMaster("local[1]").optOptimizer(OptimizerFactory.sgd(0.1f)).build());
+        assertTrue(e.getMessage().contains("master local[2] is already running"), e.getMessage());
+        try (SparkTrainer shared = SparkTrainer.builder(Models.LENET).optOptimizer(OptimizerFactory.sgd(0.1f)).build()) {
+            assertEquals(sc.sc(), shared.getContext().sc());
+            assertEquals(2, shared.getPartitions(), "partitions default to the context's parallelism");
+        }
+        assertTrue(!sc.sc().isStopped(), "closing a trainer that did not start the context leaves it running");
+    }
+
+    @Test
+    void aNaNInOnePartitionFailsTheRoundNamingItAndLeavesTheModelIntact() {
+        List<Minibatch> batches = new ArrayList<>(SyntheticData.minibatches(8, 8, 7));
+        Minibatch bad = batches.get(3); // minibatch 3 goes to partition 1, in its second local step
+        float[] x = bad.x().clone();
+        Arrays.fill(x, Float.NaN);
+        batches.set(3, new Minibatch(x, bad.shape(), bad.y()));
+        try (SparkTrainer spark = trainer(2, 2, 0.1f); ShardedData data = spark.distribute(batches)) {
+            ParameterValues before = ParameterValues.of(spark.getNet());
+            RoundFailedException e = assertThrows(RoundFailedException.class, () -> spark.trainRound(data, 0));
+            assertEquals(1, e.partition(), e.getMessage());
+            assertTrue(e.getMessage().contains("Partition 1 failed in round 1"), e.getMessage());
+            assertTrue(e.getMessage().contains("NaN"), e.getMessage());
+            assertEquals(0.0, ParameterValues.of(spark.getNet()).maxAbsDifference(before), "model untouched");
+            spark.trainRound(data, 2); // the next rounds' minibatches are sound: training goes on
+            assertTrue(ParameterValues.of(spark.getNet()).maxAbsDifference(before) > 0);
+        }
+    }
+
+    @Test
+    void aMinibatchOfTheWrongShapeFailsTheRoundNamingThePartition() {
+        List<Minibatch> batches = new ArrayList<>(SyntheticData.minibatches(4, 4, 9));
+        batches.set(2, new Minibatch(new float[4 * 20 * 20], new long[] {4, 1, 20, 20}, new float[4]));
+        try (SparkTrainer spark = trainer(2, 2, 0.1f); ShardedData data = spark.distribute(batches)) {
+            ParameterValues before = ParameterValues.of(spark.getNet());
+            RoundFailedException e = assertThrows(RoundFailedException.class, () -> spark.trainRound(data, 0));
+            assertEquals(0, e.partition(), e.getMessage());
+            assertEquals(0.0, ParameterValues.of(spark.getNet()).maxAbsDifference(before));
+        }
+    }
+}
