@@ -185,6 +185,15 @@ public final class Bench {
                 "-cp", System.getProperty("java.class.path"), Bench.class.getName(),
                 "--child", config, "--model", model, "--batch", String.valueOf(batch),
                 "--steps", String.valueOf(steps), "--warmup", String.valueOf(warmup), "--limit", String.valueOf(limit));
+        double[] f = measure(cmd, config);
+        return new double[] {f[0], f[1], f.length > 2 ? f[2] : 0};
+    }
+
+    /**
+     * Runs the child JVM {@code cmd} and returns the numbers of its {@code RESULT config n1 n2 ...}
+     * line; fails with the child's output when it exits non-zero or prints no result.
+     */
+    static double[] measure(List<String> cmd, String config) throws IOException, InterruptedException {
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         String result = null;
         StringBuilder log = new StringBuilder();
@@ -202,8 +211,11 @@ public final class Bench {
             throw new IllegalStateException("benchmark run " + config + " failed (exit " + code + "):\n" + log);
         }
         String[] f = result.split(" ");
-        return new double[] {Double.parseDouble(f[2]), Double.parseDouble(f[3]),
-            f.length > 4 ? Double.parseDouble(f[4]) : 0};
+        double[] v = new double[f.length - 2];
+        for (int i = 2; i < f.length; i++) {
+            v[i - 2] = Double.parseDouble(f[i]);
+        }
+        return v;
     }
 
     /** Measures one configuration in this JVM and prints {@code RESULT config examples/s peakRssKb}. */

@@ -2,10 +2,7 @@ package org.d2l.multigpu.bench;
 
 import ai.djl.nn.Block;
 import ai.djl.training.dataset.ArrayDataset;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.LocalDate;
 import java.util.ArrayList;
@@ -116,25 +113,7 @@ public final class SparkBench {
         cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), SparkBench.class.getName(),
                 "--child", config, "--workers", String.valueOf(workers), "--batch", String.valueOf(batch),
                 "--limit", String.valueOf(limit), "--epochs", String.valueOf(epochs)));
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        String result = null;
-        StringBuilder log = new StringBuilder();
-        try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-            for (String line; (line = r.readLine()) != null; ) {
-                if (line.startsWith("RESULT ")) {
-                    result = line;
-                } else {
-                    log.append(line).append('\n');
-                }
-            }
-        }
-        int code = p.waitFor();
-        if (code != 0 || result == null) {
-            throw new IllegalStateException("benchmark run " + config + " failed (exit " + code + "):\n" + log);
-        }
-        String[] f = result.split(" ");
-        return new double[] {Double.parseDouble(f[2]), Double.parseDouble(f[3]), Double.parseDouble(f[4]),
-            Double.parseDouble(f[5])};
+        return Bench.measure(cmd, config);
     }
 
     /** One configuration in this JVM: prints {@code RESULT config examples/s overheadMs roundMs peakRssKb}. */
