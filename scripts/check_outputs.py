@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Checks an executed notebook for errors that Jupyter's exit status does not show.
 
-    check_outputs.py EXECUTED.ipynb [--source-dir DIR] [--relativize DIR]...
+    check_outputs.py EXECUTED.ipynb [--source-dir DIR] [--relativize DIR]... [--claims MODE]
 
 Notebooks are executed with errors allowed (so that the whole notebook and its HTML are kept), and
 the rapaio Java kernel reports some failures without an error status at all. This script reports:
@@ -13,6 +13,13 @@ the rapaio Java kernel reports some failures without an error status at all. Thi
     `%dependency` ("Could not resolve dependencies..."), an uncaught exception in another thread;
   * `%load FILE` of a file that does not exist: rapaio ignores it silently (no output at all), so the
     file is looked up relative to the source notebook's folder (--source-dir, default: the notebook's).
+
+It also counts the lesson's claims: lines of stream output that start with "✔" (the claim holds) or
+"✘" (it does not), as the support jar's `Claim.that` prints them. With --claims record (a recording)
+a claim that does not hold is a problem, and so is a lesson that printed no claim at all: a recording
+must check its lesson's point. With --claims smoke (CI's tiny settings) failed claims are counted and
+shown but are not problems. The last line of output is "claims: N printed, M hold" (when N > 0 or in
+record mode).
 
 For each problem (the first 5) it prints the cell number, execution count, first source line and the
 message.
@@ -39,6 +46,7 @@ STREAM_ERRORS = [
     (re.compile(r'^Exception in thread ".*', re.M), "uncaught exception in a thread"),
 ]
 
+CLAIM = re.compile(r"^([✔✘]) .*$", re.M)
 LOAD = re.compile(r"^\s*%load\s+(.+?)\s*$", re.M)
 MAX_MESSAGE_LINES = 8
 MAX_PROBLEMS = 5  # later cells often only fail because of the first failure
@@ -83,8 +91,10 @@ def load_target(arg):
     return os.path.expanduser(arg)
 
 
-def check(nb, source_dir):
+def check(nb, source_dir, claims_mode="smoke"):
+    """The problems found, and the claim lines printed: [(mark, line)]."""
     problems = []  # (cell number, execution count, first line, message)
+    claims = []
     for number, cell in enumerate(nb.get("cells", []), start=1):
         if cell.get("cell_type") != "code":
             continue
@@ -111,7 +121,14 @@ def check(nb, source_dir):
                     found = pattern.search(body)
                     if found:
                         report("%s (%s): %s" % (what, output.get("name", "stream"), found.group(0).strip()))
-    return problems
+                for found in CLAIM.finditer(body):
+                    claims.append((found.group(1), found.group(0).strip()))
+                    if found.group(1) == "✘" and claims_mode == "record":
+                        report("claim does not hold: %s" % found.group(0).strip())
+    if claims_mode == "record" and not claims:
+        problems.append((0, None, "(whole notebook)",
+                         "no claims printed: a recorded lesson checks its point with Claim.that(...)"))
+    return problems, claims
 
 
 def relativize(nb, directory):
@@ -146,6 +163,8 @@ def main():
     parser.add_argument("--source-dir", help="folder of the source notebook (for %%load paths)")
     parser.add_argument("--relativize", metavar="DIR", action="append", default=[],
                         help="strip the absolute path DIR/ from outputs (repeatable)")
+    parser.add_argument("--claims", choices=["record", "smoke", "interactive"], default="smoke",
+                        help="record: a failed claim, or none at all, is a problem (default smoke)")
     args = parser.parse_args()
     try:
         with open(args.notebook, encoding="utf-8") as f:
@@ -163,13 +182,22 @@ def main():
             f.write("\n")
 
     source_dir = args.source_dir or os.path.dirname(os.path.abspath(args.notebook))
-    problems = check(nb, source_dir)
+    problems, claims = check(nb, source_dir, args.claims)
     for number, count, line, message in problems[:MAX_PROBLEMS]:
+        if number == 0:
+            print("  %s" % message)
+            continue
         print("  cell %d (In [%s]): %s" % (number, count if count is not None else " ", line))
         for message_line in message.splitlines():
             print("      " + message_line)
     if len(problems) > MAX_PROBLEMS:
         print("  ... and %d more problems in later cells" % (len(problems) - MAX_PROBLEMS))
+    if claims or args.claims == "record":
+        failed = [line for mark, line in claims if mark == "✘"]
+        if failed and args.claims != "record":
+            for line in failed:
+                print("  not held at these settings: %s" % line)
+        print("claims: %d printed, %d hold" % (len(claims), len(claims) - len(failed)))
     return 1 if problems else 0
 
 

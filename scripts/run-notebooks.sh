@@ -11,6 +11,11 @@
 #           MAX_EPOCH=$RECORD_MAX_EPOCH (3) (an empty value means no limit), and copies each executed notebook over its source in
 #           notebooks/ only if it passed. Absolute paths of this checkout are removed from outputs.
 # --no-html skip the HTML export.
+# Claims: lessons check statements about their own run with the jar's Claim.that(...), which prints a
+#   line starting with ✔ or ✘. The runner exports D2L_CLAIMS (smoke, or record for --record and
+#   --full). In smoke mode a claim that does not hold is printed as not checked (the data is too small
+#   to show most points) and does not fail; in record and full mode it fails the notebook, so that a
+#   recording whose run contradicts its prose is never saved. Each notebook's line ends with its count.
 # Without NOTEBOOK arguments, every notebooks/*.ipynb runs (in name order) and build/notebooks/ is
 # emptied first.
 #
@@ -63,13 +68,14 @@ fi
 case "$mode" in
     smoke)
         export DATASET_LIMIT="${DATASET_LIMIT:-512}" MAX_EPOCH="${MAX_EPOCH:-1}"
-        cell_timeout="${CELL_TIMEOUT:-1800}" ;;
+        cell_timeout="${CELL_TIMEOUT:-1800}" claims=smoke ;;
     record)
         export DATASET_LIMIT="${RECORD_DATASET_LIMIT-6000}" MAX_EPOCH="${RECORD_MAX_EPOCH-3}"
-        cell_timeout="${CELL_TIMEOUT:-3600}" ;;
+        cell_timeout="${CELL_TIMEOUT:-3600}" claims=record ;;
     full)
-        cell_timeout="${CELL_TIMEOUT:--1}" ;;
+        cell_timeout="${CELL_TIMEOUT:--1}" claims=record ;;
 esac
+export D2L_CLAIMS=$claims
 # The per-epoch progress bar is for people watching; executed outputs keep only the results.
 export D2L_PROGRESS="${D2L_PROGRESS:-false}"
 start_timeout="${KERNEL_START_TIMEOUT:-30}"
@@ -148,7 +154,7 @@ for nb in "${notebooks[@]}"; do
 
     report=""
     if ((ok)); then
-        check_args=(--source-dir "$(dirname "$nb")")
+        check_args=(--source-dir "$(dirname "$nb")" --claims "$claims")
         if [[ "$mode" == record ]]; then
             check_args+=(--relativize "$(dirname "$nb")" --relativize "$ROOT")
         fi
@@ -166,18 +172,21 @@ $(nbconvert_error "$logfile")"
     if ((attempt > 1)); then
         retries=", start-up retries: $((attempt - 1))"
     fi
+    claim_count="$(printf '%s\n' "$report" | sed -n 's/^claims: //p' | tail -n 1)"
+    claim_count="${claim_count:+, claims: $claim_count}"
     if ((ok)); then
         passed=$((passed + 1))
         if [[ "$mode" == record ]]; then
             cp "$OUT/$name.ipynb" "$nb"
-            log "PASS $name (${exec_time}s$retries) -> recorded into ${nb#"$ROOT"/}"
+            log "PASS $name (${exec_time}s$retries$claim_count) -> recorded into ${nb#"$ROOT"/}"
         else
-            log "PASS $name (${exec_time}s$retries)"
+            log "PASS $name (${exec_time}s$retries$claim_count)"
         fi
+        printf '%s\n' "$report" | grep '^  not held at these settings' || true
     else
         failed=$((failed + 1))
         failed_names+=("$name")
-        log "FAIL $name (${exec_time}s$retries): ${nb#"$ROOT"/}"
+        log "FAIL $name (${exec_time}s$retries$claim_count): ${nb#"$ROOT"/}"
         log "$report"
     fi
 done
