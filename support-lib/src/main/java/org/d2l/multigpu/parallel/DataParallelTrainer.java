@@ -35,6 +35,7 @@ import org.d2l.multigpu.devices.ReplicaStore;
 import org.d2l.multigpu.eval.Accuracy;
 import org.d2l.multigpu.models.Init;
 import org.d2l.multigpu.runtime.Djl;
+import org.d2l.multigpu.runtime.KernelIo;
 import org.d2l.multigpu.runtime.NoGrad;
 
 /**
@@ -453,7 +454,9 @@ public final class DataParallelTrainer implements AutoCloseable {
                     examples += r.examples();
                     stepsDone++;
                     if (bar != null) {
-                        bar.update(examples, String.format(Locale.ROOT, "loss %.3f", lossSum / examples));
+                        long seen = examples;
+                        String loss = String.format(Locale.ROOT, "loss %.3f", lossSum / examples);
+                        KernelIo.run(() -> bar.update(seen, loss)); // printed here, it could swallow an interrupt
                     }
                 }
             }
