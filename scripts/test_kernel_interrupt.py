@@ -30,6 +30,7 @@ START_TIMEOUT_S = 90      # a start under load takes 3-10 s; no answer at all is
 CELL_TIMEOUT_S = 120
 TRAIN_BEFORE_INTERRUPT_S = 2   # after the first epoch's figure update
 CELL_END_S = 20           # the step in progress ends, then the cell (a LeNet step takes well under 1 s)
+LATE_MESSAGE_S = 10      # JJava: wait this long after the cell ended for the message
 STOP_MESSAGE = "Training interrupted in epoch"
 
 SETUP = """\
@@ -103,11 +104,13 @@ class Cell:
         self.idle = False
         self.first_output_at = None
 
-    def pump(self, until, first_output=False):
+    def pump(self, until, first_output=False, text=None):
         """Reads iopub and shell messages until the cell is done or `until` (monotonic) passes, or (with
         `first_output`) until the cell has updated its live figure (an epoch has ended)."""
         while not self.done() and time.monotonic() < until:
             if first_output and self.first_output_at is not None:
+                break
+            if text is not None and text in self.output():
                 break
             try:
                 msg = self.kc.get_iopub_msg(timeout=0.2)
@@ -164,6 +167,10 @@ def interrupted_cell(km, kc, code, label, failures):
         cell.pump(time.monotonic() + CELL_TIMEOUT_S)
         return None
     took = time.monotonic() - t_int
+    if STOP_MESSAGE not in cell.output():
+        # JJava ends an interrupted cell at once; the message follows when the step in progress has ended.
+        cell.idle = cell.status = None
+        cell.pump(time.monotonic() + LATE_MESSAGE_S, text=STOP_MESSAGE)
     out = cell.output()
     if STOP_MESSAGE not in out:
         failures.append("%s: no '%s' message in the cell's output:\n%s" % (label, STOP_MESSAGE, out[-2000:]))

@@ -34,6 +34,7 @@ import org.d2l.multigpu.devices.Devices;
 import org.d2l.multigpu.devices.ReplicaStore;
 import org.d2l.multigpu.eval.Accuracy;
 import org.d2l.multigpu.models.Init;
+import org.d2l.multigpu.runtime.CellOutput;
 import org.d2l.multigpu.runtime.Djl;
 import org.d2l.multigpu.runtime.KernelIo;
 import org.d2l.multigpu.runtime.NoGrad;
@@ -416,6 +417,7 @@ public final class DataParallelTrainer implements AutoCloseable {
         // The minibatches of a round are held by a manager of ours: DJL's iterator frees its own
         // batches as soon as it reports that no batch is left, before a last partial round has run.
         NDManager held = manager.newSubManager();
+        CellOutput.remember(); // where the message of an interrupt goes, should the kernel end the cell first
         try {
             Iterator<Batch> it = batches(trainSet).iterator();
             boolean more = true;
@@ -499,14 +501,11 @@ public final class DataParallelTrainer implements AutoCloseable {
     /** Ends an interrupted epoch with identical replicas and says where it stopped. */
     private TrainingInterruptedException interrupted(long stepsDone, ProgressBar bar) {
         finishSync();
-        if (bar != null) {
-            System.out.println();
-        }
         TrainingInterruptedException stop = new TrainingInterruptedException(epochs + 1, stepsDone, history,
                 String.format(Locale.ROOT, "getHistory() keeps the %d finished epoch(s); call fit(...) again to "
                         + "continue training from here.", history.size()));
         // JJava ends the cell at once on an interrupt and drops what the cell throws later: say it here too.
-        System.out.println(stop.getMessage());
+        CellOutput.println((bar != null ? "\n" : "") + stop.getMessage());
         return stop;
     }
 

@@ -7,6 +7,7 @@ import java.util.UUID;
 import org.d2l.multigpu.eval.MetricsTable;
 import org.d2l.multigpu.parallel.EpochListener;
 import org.d2l.multigpu.parallel.EpochMetrics;
+import org.d2l.multigpu.runtime.CellOutput;
 import org.d2l.multigpu.runtime.KernelIo;
 import tech.tablesaw.api.DoubleColumn;
 import tech.tablesaw.api.IntColumn;
@@ -69,6 +70,7 @@ public final class LiveFigure {
             throw new IllegalArgumentException("begin needs a run name and at least 1 epoch, got '" + run + "', " + numEpochs);
         }
         planned.put(run, numEpochs);
+        CellOutput.remember(); // a run starts in this cell: the message of an interrupt goes here
         displayId = "d2l_live_" + UUID.randomUUID();
         // Drawn and sent from the output thread, so that an interrupt of the training thread is not lost.
         live = Notebook.kernelName().isPresent() && KernelIo.call(() -> Notebook.display(plot().mimeBundle(), displayId));
