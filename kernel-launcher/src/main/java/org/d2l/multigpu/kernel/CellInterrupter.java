@@ -31,16 +31,18 @@ final class CellInterrupter {
     private static final Logger LOG = Logger.getLogger(CellInterrupter.class.getSimpleName());
 
     private final Supplier<Collection<Future<?>>> runningCells;
+    private final long escalateAfterNanos;
     private Set<Future<?>> interruptedCells = Set.of();
     private long lastInterrupt;
 
-    CellInterrupter(Supplier<Collection<Future<?>>> runningCells) {
+    CellInterrupter(Supplier<Collection<Future<?>>> runningCells, long escalateAfterNanos) {
         this.runningCells = runningCells;
+        this.escalateAfterNanos = escalateAfterNanos;
     }
 
     /** An interrupter for the cells of {@code kernel}. */
     static CellInterrupter of(RapaioKernel kernel) {
-        return new CellInterrupter(runningFutures(kernel));
+        return new CellInterrupter(runningFutures(kernel), ESCALATE_AFTER_NANOS);
     }
 
     /** Interrupts the running cell's thread; ends a cell that a previous interrupt did not stop. */
@@ -50,7 +52,7 @@ final class CellInterrupter {
         long now = System.nanoTime();
         Collection<Future<?>> running = runningCells.get();
         int ended = 0;
-        if (now - lastInterrupt >= ESCALATE_AFTER_NANOS) {
+        if (now - lastInterrupt >= escalateAfterNanos) {
             for (Future<?> f : running) {
                 if (interruptedCells.contains(f) && f.cancel(true)) {
                     ended++;
