@@ -37,7 +37,13 @@ final class ControlLoop extends Thread {
     @Override
     public void run() {
         while (true) {
-            Message<?> request = control.readMessage();
+            Message<?> request;
+            try {
+                request = control.readMessage();
+            } catch (RuntimeException ex) { // a message with a bad signature, or the socket closed under us
+                LOG.warning("Control message not read: " + ex);
+                continue;
+            }
             if (request == null) {
                 return; // socket closed
             }
