@@ -150,10 +150,7 @@ public final class DataParallelTrainer implements AutoCloseable {
         return precision.lossScale();
     }
 
-    /**
-     * A copy of the current parameters (replica 0's, which every replica holds after an epoch),
-     * including running statistics; {@link #restore} writes it back into every replica.
-     */
+    /** A copy of replica 0's parameters and running statistics; {@link #restore} writes it into every replica. */
     public ParameterSnapshot snapshot() {
         return masters.snapshot(manager);
     }
@@ -242,11 +239,12 @@ public final class DataParallelTrainer implements AutoCloseable {
         StepResult result = new StepResult(sum, Arrays.stream(correct).sum(), n);
         if (!Double.isFinite(sum)) {
             rollback.undo();
+            String unit = sync.ownMinibatches() ? "round" : "step";
             throw new IllegalStateException(String.format(Locale.ROOT,
                     "The training loss is %s at %s %d (epoch %d): the parameters were left as they "
                     + "were before this %s. Lower the learning rate, check the input data for "
                     + "NaN, or use an initialisation such as Init.pytorchLike().",
-                    sum, unit(), steps + 1, history.size() + 1, unit()));
+                    sum, unit, steps + 1, history.size() + 1, unit));
         }
         steps++;
         if (!precision.gradientsToMasters(active, step)) {
@@ -371,14 +369,9 @@ public final class DataParallelTrainer implements AutoCloseable {
         tally.synced(bytes);
     }
 
-    private String unit() {
-        return sync.ownMinibatches() ? "round" : "step";
-    }
-
     /**
-     * Stops the worker threads and frees everything this trainer made: the replica copies, and the
-     * block's parameters when the trainer initialised them (initialise the block yourself before
-     * {@code build()} to keep using it after {@code close()}).
+     * Stops the worker threads and frees what this trainer made: the replica copies, and the block's
+     * parameters if it initialised them (initialise the block yourself to use it after close()).
      */
     @Override
     public void close() {
