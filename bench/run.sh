@@ -7,7 +7,9 @@
 # "spark": parameter averaging on Spark local[2] against the in-process trainer with 2 virtual
 # replicas, averaging every 1 and 10 steps; examples/s and Spark's overhead per averaging round
 # (not part of "all"; e.g. BENCH_RESULTS=bench/RESULTS-spark.md bench/run.sh spark).
-# Usage: bench/run.sh [lenet|resnet18|averaging|precision|spark|all]   (extra options through BENCH_ARGS, e.g. "--rounds 5")
+# "gpu": on a machine with an NVIDIA GPU (built with MVN_ARGS=-Dgpu), the trainer with 1 replica and with 2
+# replicas on one GPU against DJL's Trainer on that GPU, LeNet and ResNet-18 on random images (not in "all").
+# Usage: bench/run.sh [lenet|resnet18|averaging|precision|spark|gpu|all]   (extra options through BENCH_ARGS, e.g. "--rounds 5")
 # Writes the tables to $BENCH_RESULTS (default bench/RESULTS.md) as well as to the terminal.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -39,9 +41,10 @@ out=$(mktemp)
     averaging) run --suite averaging --model dl4j --batch 256 --steps 40 --warmup 5 ;;
     precision) run --suite precision --model lenet; echo; run --suite precision --model resnet18 ;;
     spark) run_spark ;;
+    gpu) run --suite gpu --model lenet --data random; echo; run --suite gpu --model resnet18 --batch 256 --data random ;;
     all) run --model lenet; echo; run --model resnet18; echo; run --suite averaging --model dl4j --batch 256 --steps 40 --warmup 5
       echo; run --suite precision --model lenet; echo; run --suite precision --model resnet18 ;;
-    *) echo "unknown benchmark '$which': use lenet, resnet18, averaging, precision, spark or all" >&2; exit 2 ;;
+    *) echo "unknown benchmark '$which': use lenet, resnet18, averaging, precision, spark, gpu or all" >&2; exit 2 ;;
   esac
 } | tee "$out"
 results=${BENCH_RESULTS:-bench/RESULTS.md}

@@ -2,6 +2,7 @@
 # The project's test command: setup, unit tests, then every notebook in smoke settings.
 #
 #   scripts/test.sh [run-notebooks.sh options and notebooks]
+#   scripts/test.sh --gpu      (only the GPU group: the unit tests tagged "gpu", on this machine's GPUs)
 #
 # 1. scripts/setup.sh                (Jupyter, JDK/Maven checks, support jar, kernel)
 # 2. mvn -B $MVN_ARGS test           (unit tests of support-lib, output shown)
@@ -13,6 +14,20 @@ set -euo pipefail
 # shellcheck source=scripts/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 read -ra MVN_EXTRA <<<"${MVN_ARGS:-}"
+
+if [[ "${1:-}" == --gpu ]]; then
+    # The GPU group: equivalences, leaks (with GPU memory read from the device), 2 replicas on one GPU
+    # and each lesson's training code, on the GPUs; every test is skipped on a machine without one.
+    # Without the bundled CPU natives (-Dgpu) when nvidia-smi lists a GPU, as scripts/setup.sh builds;
+    # DJL may fetch its CUDA natives (DJL_OFFLINE=true forbids it).
+    gpu_args=(-Dgroups=gpu -Dd2l.test.excludedGroups= "-Dd2l.djl.offline=${DJL_OFFLINE:-false}")
+    if [[ "${D2L_CPU_ONLY:-}" != 1 && " ${MVN_ARGS:-} " != *" -Dgpu"* ]] &&
+        command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
+        gpu_args+=(-Dgpu)
+    fi
+    log "==> GPU group: mvn -B ${MVN_ARGS:-} ${gpu_args[*]} -pl support-lib test"
+    cd "$ROOT" && exec mvn -B ${MVN_EXTRA[@]+"${MVN_EXTRA[@]}"} "${gpu_args[@]}" -pl support-lib test
+fi
 
 log "==> setup"
 "$ROOT/scripts/setup.sh"

@@ -27,6 +27,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDate;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -49,7 +50,8 @@ import org.d2l.multigpu.runtime.Djl;
  * averaging at frequencies 1 and 3 against gradient averaging on 2 replicas with the same global
  * work per step and the bytes each synchronises per epoch (suite {@code averaging}), or of FLOAT16
  * training (float32 master weights, loss scaling) against FLOAT32 on 1 replica (suite
- * {@code precision}); every
+ * {@code precision}), or on a GPU (suite {@code gpu}, {@code --device gpu}: the trainer with 1 replica
+ * and with 2 replicas on one GPU against DJL's Trainer on that GPU); every
  * measurement runs in its own JVM (so that peak RSS is its own) and the configurations are
  * interleaved round by round, so that a noisy machine slows them alike.
  */
@@ -58,8 +60,12 @@ public final class Bench {
     static final List<String> CONFIGS = List.of("djl", "dp1", "dp2", "dp4");
     static final List<String> AVERAGING = List.of("ga2", "pa2f1", "pa2f3");
     static final List<String> PRECISION = List.of("fp32", "fp16");
+    static final List<String> GPU = List.of("djl", "dp1", "dp2");
     /** The examples of a full Fashion-MNIST epoch, to which the bytes synchronised are scaled. */
     static final int EPOCH = 60_000;
+
+    /** Options every child of this run gets: device and data. */
+    private static List<String> extra = List.of();
 
     private Bench() {}
 
@@ -76,7 +82,8 @@ public final class Bench {
         Map<String, String> o = new LinkedHashMap<>();
         for (int i = 0; i < args.length; i++) {
             if (!args[i].startsWith("--") || i + 1 >= args.length) {
-                throw new IllegalArgumentException("usage: Bench [--suite trainers|averaging|precision] [--model lenet|dl4j|resnet18] [--batch N] "
+                throw new IllegalArgumentException("usage: Bench [--suite trainers|averaging|precision|gpu] "
+                        + "[--model lenet|dl4j|resnet18] [--device cpu|gpu] [--data fashion|random] [--batch N] "
                         + "[--steps N] [--warmup N] [--rounds N] [--limit N]; got " + Arrays.toString(args));
             }
             o.put(args[i].substring(2), args[++i]);
@@ -94,7 +101,12 @@ public final class Bench {
         int rounds = Integer.parseInt(o.getOrDefault("rounds", "3"));
         int limit = Integer.parseInt(o.getOrDefault("limit", String.valueOf(batch * 4)));
         String suite = o.getOrDefault("suite", "trainers");
-        List<String> configs = suite.equals("averaging") ? AVERAGING : suite.equals("precision") ? PRECISION : CONFIGS;
+        List<String> configs = suite.equals("averaging") ? AVERAGING : suite.equals("precision") ? PRECISION
+                : suite.equals("gpu") ? GPU : CONFIGS;
+        // child options passed through: where to run and what data to feed
+        o.putIfAbsent("device", suite.equals("gpu") ? "gpu" : "cpu");
+        o.putIfAbsent("data", "fashion");
+        extra = List.of("--device", o.get("device"), "--data", o.get("data"));
         Map<String, List<double[]>> runs = new LinkedHashMap<>();
         configs.forEach(c -> runs.put(c, new ArrayList<>()));
         for (int r = 0; r < rounds; r++) {
@@ -114,8 +126,9 @@ public final class Bench {
         StringBuilder sb = new StringBuilder();
         sb.append(String.format(Locale.ROOT, "### %s, global batch %d, %d timed steps after %d warm-up, "
                 + "%d interleaved rounds, DATASET_LIMIT %d%n%n", model, batch, steps, warmup, rounds, limit));
-        sb.append(String.format(Locale.ROOT, "Machine: %s, %d cores, JDK %s, %s%n%n", cpuModel(),
-                Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"), LocalDate.now()));
+        sb.append(String.format(Locale.ROOT, "Machine: %s, %d cores, JDK %s, %s%s%n%n", cpuModel(),
+                Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"), LocalDate.now(),
+                extra.contains("gpu") ? ", " + gpuName() + (extra.contains("random") ? ", random images" : "") : ""));
         String base = runs.keySet().iterator().next();
         boolean averaging = base.equals("ga2");
         String baseName = averaging ? "gradient averaging" : base.equals("fp32") ? "FLOAT32" : "DJL Trainer";
@@ -139,6 +152,16 @@ public final class Bench {
     }
 
     static String label(String config, int batch) {
+        if (extra.contains("gpu")) {
+            switch (config) {
+                case "djl":
+                    return "DJL Trainer + EasyTrain, gpu(0)";
+                case "dp1":
+                    return "DataParallelTrainer, 1 replica on gpu(0)";
+                default:
+                    return "DataParallelTrainer, " + config.substring(2) + " replicas on gpu(0)";
+            }
+        }
         switch (config) {
             case "djl":
                 return "DJL Trainer + EasyTrain, 1 device";
@@ -181,10 +204,11 @@ public final class Bench {
     private static double[] runChild(String config, String model, int batch, int steps, int warmup, int limit)
             throws IOException, InterruptedException {
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        List<String> cmd = List.of(java.toString(), "--enable-native-access=ALL-UNNAMED",
+        List<String> cmd = new ArrayList<>(List.of(java.toString(), "--enable-native-access=ALL-UNNAMED",
                 "-cp", System.getProperty("java.class.path"), Bench.class.getName(),
                 "--child", config, "--model", model, "--batch", String.valueOf(batch),
-                "--steps", String.valueOf(steps), "--warmup", String.valueOf(warmup), "--limit", String.valueOf(limit));
+                "--steps", String.valueOf(steps), "--warmup", String.valueOf(warmup), "--limit", String.valueOf(limit)));
+        cmd.addAll(extra);
         double[] f = measure(cmd, config);
         return new double[] {f[0], f[1], f.length > 2 ? f[2] : 0};
     }
@@ -227,9 +251,16 @@ public final class Bench {
         int steps = Integer.parseInt(o.get("steps"));
         int warmup = Integer.parseInt(o.get("warmup"));
         int limit = Integer.parseInt(o.get("limit"));
+        boolean gpu = "gpu".equals(o.get("device"));
+        if (gpu && Devices.gpuCount() == 0) {
+            throw new IllegalStateException("--device gpu, but DJL sees no GPU: build with -Dgpu (MVN_ARGS=-Dgpu) "
+                    + "so that the CPU natives are left out, on a machine with an NVIDIA GPU.");
+        }
+        Device home = gpu ? Device.gpu(0) : Device.cpu();
         try (NDManager manager = NDManager.newBaseManager(Device.cpu())) {
             manager.getEngine().setRandomSeed(42);
-            List<NDList> batches = loadBatches(manager, batch, limit);
+            List<NDList> batches = "random".equals(o.get("data")) ? randomBatches(manager, batch, limit)
+                    : loadBatches(manager, batch, limit);
             Block net = model.equals("resnet18") ? ResNet.resnet18(10, 1)
                     : model.equals("dl4j") ? Init.weights(LeNet.dl4jExample(), Init.xavier()) : LeNet.block();
             Shape input = new Shape(1, 1, 28, 28);
@@ -237,11 +268,11 @@ public final class Bench {
             StepRunner run;
             AutoCloseable resource;
             if (config.equals("djl")) {
-                Model m = Model.newInstance("bench", Device.cpu());
+                Model m = Model.newInstance("bench", home);
                 m.setBlock(net);
                 Trainer trainer = m.newTrainer(new DefaultTrainingConfig(Loss.softmaxCrossEntropyLoss())
                         .optOptimizer(Optimizer.sgd().setLearningRateTracker(Tracker.fixed(lr)).build())
-                        .optDevices(new Device[] {Device.cpu()})
+                        .optDevices(new Device[] {home})
                         .optInitializer(Init.pytorchLike(), Parameter.Type.WEIGHT));
                 trainer.initialize(input);
                 run = b -> {
@@ -271,7 +302,7 @@ public final class Bench {
                 return;
             } else {
                 int k = Integer.parseInt(config.substring(2));
-                DataParallelTrainer t = DataParallelTrainer.builder(net).setDevices(Devices.virtual(k))
+                DataParallelTrainer t = DataParallelTrainer.builder(net).setDevices(Collections.nCopies(k, home))
                         .optInputShape(input).optLearningRate(lr).optProgress(false).build();
                 run = b -> t.trainStep(b.get(0), b.get(1));
                 resource = t;
@@ -283,6 +314,7 @@ public final class Bench {
             for (int i = 0; i < steps; i++) {
                 run.step(batches.get((warmup + i) % batches.size()));
             }
+            net.getParameters().valueAt(0).getArray().sum().getFloat(); // waits for the GPU's queued work
             double seconds = (System.nanoTime() - t0) / 1e9;
             resource.close();
             System.out.printf(Locale.ROOT, "RESULT %s %.3f %d%n", config, steps * (double) batch / seconds, peakRssKb());
@@ -343,6 +375,27 @@ public final class Bench {
             throw new IllegalArgumentException("DATASET_LIMIT " + limit + " gives no full batch of " + batch);
         }
         return out;
+    }
+
+    /** {@code limit / batch} batches of random images and labels (a GPU machine may not have Fashion-MNIST). */
+    private static List<NDList> randomBatches(NDManager manager, int batch, int limit) {
+        List<NDList> out = new ArrayList<>();
+        for (int i = 0; i < Math.max(1, limit / batch); i++) {
+            out.add(new NDList(manager.randomUniform(0, 1, new Shape(batch, 1, 28, 28)),
+                    manager.randomInteger(0, 10, new Shape(batch), DataType.INT32).toType(DataType.FLOAT32, false)));
+        }
+        return out;
+    }
+
+    /** The first GPU's name, from nvidia-smi (or "GPU" when it cannot be asked). */
+    static String gpuName() {
+        try {
+            Process p = new ProcessBuilder("nvidia-smi", "--query-gpu=name", "--format=csv,noheader", "-i", "0").start();
+            String name = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+            return p.waitFor() == 0 && !name.isEmpty() ? name : "GPU";
+        } catch (IOException | InterruptedException e) {
+            return "GPU";
+        }
     }
 
     static long peakRssKb() throws IOException {

@@ -21,7 +21,9 @@ import org.d2l.multigpu.runtime.Djl;
  */
 public final class ExecutorRuntime {
 
-    private static final Map<ModelFactory, Queue<Block>> POOL = new ConcurrentHashMap<>();
+    /** Built networks by {@link ModelFactory#name()}, not by factory object: each task deserialises its own. */
+    private static final Map<String, Queue<Block>> POOL = new ConcurrentHashMap<>();
+    private static final java.util.concurrent.atomic.AtomicInteger BUILT = new java.util.concurrent.atomic.AtomicInteger();
     private static volatile NDManager manager;
     private static volatile int defaultThreads = -1;
 
@@ -76,10 +78,11 @@ public final class ExecutorRuntime {
 
     /** A replica of the network built by {@code factory}, from the pool or newly built; give it back with {@link #release}. */
     public static Block borrow(ModelFactory factory) {
-        Block net = POOL.computeIfAbsent(factory, f -> new ConcurrentLinkedQueue<>()).poll();
+        Block net = POOL.computeIfAbsent(factory.name(), f -> new ConcurrentLinkedQueue<>()).poll();
         if (net != null) {
             return net;
         }
+        BUILT.incrementAndGet();
         net = factory.newBlock();
         net.initialize(manager, DataType.FLOAT32, factory.inputShape());
         for (Pair<String, Parameter> p : net.getParameters()) {
@@ -93,7 +96,12 @@ public final class ExecutorRuntime {
 
     /** Puts {@code net} back into the pool for the next task. */
     public static void release(ModelFactory factory, Block net) {
-        POOL.computeIfAbsent(factory, f -> new ConcurrentLinkedQueue<>()).add(net);
+        POOL.computeIfAbsent(factory.name(), f -> new ConcurrentLinkedQueue<>()).add(net);
+    }
+
+    /** How many networks this JVM has built for its pool so far. */
+    static int networksBuilt() {
+        return BUILT.get();
     }
 
     private static void setIfAbsent(String key, String value) {

@@ -15,4 +15,11 @@ public interface ModelFactory extends Serializable {
 
     /** The input shape (with a batch axis of 1) with which to initialise the block. */
     Shape inputShape();
+
+    /**
+     * The name of the network this factory builds: executors keep built networks under it between
+     * rounds (a factory arrives as a new object in every task), so two factories with the same name
+     * must build the same network. {@link Models} uses its constants' names.
+     */
+    String name();
 }

@@ -6,9 +6,12 @@ import java.io.Serializable;
 
 /**
  * Builds each replica's optimizer where the replica lives (DJL optimizers are not serialisable):
- * {@link #sgd(float)} is the lessons' plain SGD, {@link #sgd(float, float)} adds momentum, whose
- * state the trainer averages and broadcasts with the parameters. A new optimizer is built for every
- * round, so its update count starts afresh: use a fixed learning rate (no schedule, no Adam).
+ * {@link #sgd(float)} is the lessons' plain SGD, {@link #sgd(float, float)} adds momentum; any DJL
+ * optimizer can be built, Adam and learning-rate schedules included (a lambda will do). A new
+ * optimizer is built for every round and carries on where the partition's last one stopped: its
+ * state (momentum, Adam's moments) is averaged over the partitions and broadcast with the
+ * parameters, as DL4J's {@code averageUpdaters}, and its update count starts at the local steps the
+ * partition has taken so far, so Adam's bias correction and schedules continue across rounds.
  */
 public interface OptimizerFactory extends Serializable {
 

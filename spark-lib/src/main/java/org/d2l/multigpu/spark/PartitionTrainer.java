@@ -21,7 +21,7 @@ import org.apache.spark.TaskContext;
 import org.apache.spark.api.java.function.FlatMapFunction;
 import org.apache.spark.broadcast.Broadcast;
 import org.d2l.multigpu.eval.Accuracy;
-import org.d2l.multigpu.parallel.FromScratch;
+import org.d2l.multigpu.devices.OnDevice;
 import org.d2l.multigpu.parallel.OptimizerState;
 
 /**
@@ -38,20 +38,23 @@ public final class PartitionTrainer implements FlatMapFunction<Iterator<Shard>, 
     private final ModelFactory model;
     private final OptimizerFactory optimizer;
     private final int round;
+    private final int epoch;
     private final int firstStep;
     private final int frequency;
 
     /**
-     * The task of round {@code round} (optimizer state null when there is none yet), whose local steps are the partition's minibatches
-     * {@code firstStep} to {@code firstStep + frequency - 1}.
+     * The task of round {@code round} in epoch {@code epoch} (counted from 0; optimizer state null
+     * when there is none yet), whose local steps are the partition's minibatches {@code firstStep}
+     * to {@code firstStep + frequency - 1}.
      */
     public PartitionTrainer(Broadcast<ParameterValues> params, Broadcast<ParameterValues> optimizerState,
-            ModelFactory model, OptimizerFactory optimizer, int round, int firstStep, int frequency) {
+            ModelFactory model, OptimizerFactory optimizer, int round, int epoch, int firstStep, int frequency) {
         this.params = params;
         this.optimizerState = optimizerState;
         this.model = model;
         this.optimizer = optimizer;
         this.round = round;
+        this.epoch = epoch;
         this.firstStep = firstStep;
         this.frequency = frequency;
     }
@@ -92,6 +95,8 @@ public final class PartitionTrainer implements FlatMapFunction<Iterator<Shard>, 
             zeroGradients(net);
             params.value().loadInto(net);
             Optimizer opt = optimizer.newOptimizer();
+            // carry on counting from the local steps this partition took in earlier rounds
+            OptimizerState.startCountingAt(opt, epoch * shard.batches().size() + firstStep);
             OptimizerState state = OptimizerState.of(opt);
             ParameterValues startState = optimizerState == null ? null : optimizerState.value();
             if (startState != null) {
@@ -153,7 +158,7 @@ public final class PartitionTrainer implements FlatMapFunction<Iterator<Shard>, 
                 try (NDArray g = w.getGradient()) {
                     // Optimizer state (if any) is keyed by name, the same in every JVM.
                     opt.update(p.getKey(), w, g);
-                    FromScratch.zero(g);
+                    OnDevice.zero(g);
                 }
             }
         }
@@ -163,7 +168,7 @@ public final class PartitionTrainer implements FlatMapFunction<Iterator<Shard>, 
         for (Pair<String, Parameter> p : net.getParameters()) {
             if (p.getValue().requiresGradient()) {
                 try (NDArray g = p.getValue().getArray().getGradient()) {
-                    FromScratch.zero(g);
+                    OnDevice.zero(g);
                 }
             }
         }

@@ -162,7 +162,7 @@ public final class SparkTrainer implements AutoCloseable {
         PartialSum total;
         try {
             total = data.rdd()
-                    .mapPartitions(new PartitionTrainer(bc, bcState, model, optimizer, round, firstStep, frequency))
+                    .mapPartitions(new PartitionTrainer(bc, bcState, model, optimizer, round, epochs, firstStep, frequency))
                     .treeAggregate(PartialSum.ZERO, PartialSum::plus, PartialSum::plus, 2);
         } catch (Exception ex) {
             throw failure(round, ex);
@@ -225,7 +225,7 @@ public final class SparkTrainer implements AutoCloseable {
             }
         }
         return new EpochMetrics(epochs, lossSum / examples, correct / examples, testAcc, seconds, examples / seconds,
-                syncs, bytes);
+                syncs, bytes, 0, Double.NaN, syncs); // one averaging per round
     }
 
     /** Trains {@code numEpochs} epochs over {@code data}, evaluating on {@code testSet} (may be null) after each. */
@@ -366,6 +366,9 @@ public final class SparkTrainer implements AutoCloseable {
             if (optimizer == null) {
                 throw new IllegalArgumentException("No optimizer set: call optOptimizer(OptimizerFactory.sgd(lr)).");
             }
+            // Here, not in the first task: an optimizer whose state cannot be carried is refused at once.
+            Djl.setup();
+            org.d2l.multigpu.parallel.OptimizerState.of(optimizer.newOptimizer());
             return new SparkTrainer(this);
         }
     }

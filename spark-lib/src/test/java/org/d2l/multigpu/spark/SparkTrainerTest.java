@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import ai.djl.training.optimizer.Optimizer;
+import ai.djl.training.tracker.Tracker;
 import org.apache.spark.SparkConf;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.d2l.multigpu.runtime.Djl;
@@ -92,6 +94,63 @@ class SparkTrainerTest {
             System.out.printf("3 epochs of 7 minibatches, k=2, frequency 3, %s: max |Spark - in-process| = %.2e%n", opt, diff);
             assertTrue(diff < 1e-5, "max |spark - in-process| = " + diff);
         }
+    }
+
+    @Test
+    void adamCarriesItsMomentsAndStepCountAcrossRoundsAsInProcessAveragingDoes() {
+        // Adam's bias correction depends on the update count: a count that restarted every round would
+        // part Spark from the in-process run from round 2 on.
+        OptimizerFactory adam = () -> Optimizer.adam().optLearningRateTracker(Tracker.fixed(0.01f)).build();
+        List<Minibatch> batches = SyntheticData.minibatches(8, 8, 5);
+        try (SparkTrainer spark = trainer(2, 1, adam); ShardedData data = spark.distribute(batches)) {
+            ParameterValues start = ParameterValues.of(spark.getNet());
+            spark.fit(data, null, 2);
+            double diff = ParameterValues.of(spark.getNet()).maxAbsDifference(InProcess.train(start, batches, 2, 1, adam, 2));
+            System.out.printf("Adam, 2 epochs of 8 minibatches, k=2, frequency 1: max |Spark - in-process| = %.2e%n", diff);
+            assertTrue(diff < 1e-5, "max |spark - in-process| = " + diff);
+        }
+    }
+
+    @Test
+    void anOptimizerWhoseStateCannotBeCarriedIsRefusedWhenTheTrainerIsBuilt() {
+        OptimizerFactory odd = () -> new Optimizer(Optimizer.sgd().setLearningRateTracker(Tracker.fixed(0.1f))) {
+            @Override
+            public void update(String parameterId, ai.djl.ndarray.NDArray weight, ai.djl.ndarray.NDArray grad) {}
+        };
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> trainer(2, 1, odd));
+        assertTrue(e.getMessage().contains("keeps per-parameter state"), e.getMessage());
+    }
+
+    /** A factory whose objects are all different (as each task deserialises its own) but share one name. */
+    private static final class NamedLeNet implements ModelFactory {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public ai.djl.nn.Block newBlock() {
+            return Models.LENET.newBlock();
+        }
+
+        @Override
+        public ai.djl.ndarray.types.Shape inputShape() {
+            return Models.LENET.inputShape();
+        }
+
+        @Override
+        public String name() {
+            return "SparkTrainerTest's LeNet";
+        }
+    }
+
+    @Test
+    void executorsKeepBuiltNetworksByNameSoRoundsDoNotRebuildThem() {
+        int before = ExecutorRuntime.networksBuilt();
+        try (SparkTrainer spark = SparkTrainer.builder(new NamedLeNet()).setPartitions(2)
+                .optOptimizer(OptimizerFactory.sgd(0.1f)).optContext(sc).build();
+                ShardedData data = spark.distribute(SyntheticData.minibatches(8, 4, 3))) {
+            spark.trainEpoch(data, null); // 4 rounds of 2 tasks, each task with a factory object of its own
+        }
+        int built = ExecutorRuntime.networksBuilt() - before;
+        assertTrue(built >= 1 && built <= 2, "4 rounds on 2 partitions built " + built + " networks (at most 2 run at once)");
     }
 
     @Test

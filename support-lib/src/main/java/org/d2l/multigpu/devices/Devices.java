@@ -1,7 +1,6 @@
 package org.d2l.multigpu.devices;
 
 import ai.djl.Device;
-import ai.djl.engine.Engine;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDList;
 import java.util.ArrayList;
@@ -10,14 +9,31 @@ import java.util.List;
 import java.util.stream.Collectors;
 import org.d2l.multigpu.runtime.Djl;
 
-/** Picks the devices to train on: real GPUs when there are enough, else virtual replicas on the CPU. */
+/**
+ * Picks the devices to train on: k GPUs when there are k, k replicas spread over the GPUs there are
+ * when there are fewer, else k virtual replicas on the CPU. GPUs and the CPU are never mixed here: a
+ * CPU replica beside a GPU takes an equal shard, so every step would wait for the CPU, many times
+ * slower; a list that mixes them on purpose (d2l's exercise) can still be given to the trainer.
+ */
 public final class Devices {
+
+    /** The GPU count to use instead of DJL's, for tests that simulate a GPU machine; null: ask DJL. */
+    private static volatile Integer simulatedGpus;
 
     private Devices() {}
 
     /** The number of GPUs DJL sees (0 on a CPU-only machine). */
     public static int gpuCount() {
-        return Djl.engine().getGpuCount();
+        Integer simulated = simulatedGpus;
+        return simulated != null ? simulated : Djl.engine().getGpuCount();
+    }
+
+    /**
+     * Makes {@link #gpuCount()} report {@code n} GPUs (null: the real count again), so that a test can
+     * check what the lessons would get on a 1- or 2-GPU machine; nothing here starts a GPU.
+     */
+    static void simulateGpus(Integer n) {
+        simulatedGpus = n;
     }
 
     /** GPU {@code i} if it exists, else the CPU, as the book's {@code try_gpu}. */
@@ -28,12 +44,15 @@ public final class Devices {
     /** All GPUs, or the CPU when there are none, as the book's {@code try_all_gpus}. */
     public static List<Device> tryAllGpus() {
         int n = gpuCount();
-        return n == 0 ? List.of(Device.cpu()) : List.of(Engine.getInstance().getDevices(n));
+        return n == 0 ? List.of(Device.cpu()) : spread(n, n);
     }
 
     /**
-     * {@code k} devices to train on: the first {@code k} GPUs, or on a machine without GPUs the CPU
-     * {@code k} times (k virtual replicas that compute exactly what k devices would).
+     * {@code k} devices to train on, one replica each: the first {@code k} GPUs; on a machine with
+     * fewer GPUs, {@code k} replicas spread over the GPUs there are (replica i on GPU i mod n, so
+     * each GPU holds one or more replicas, one after another), which it says in one printed line; on
+     * a machine without GPUs the CPU {@code k} times (k virtual replicas that compute exactly what k
+     * devices would).
      */
     public static List<Device> of(int k) {
         if (k < 1) {
@@ -45,13 +64,18 @@ public final class Devices {
             return Collections.nCopies(k, Device.cpu());
         }
         if (k > gpus) {
-            throw new IllegalArgumentException("Asked for " + k + " devices but this machine has "
-                    + gpus + " GPU(s): ask for at most " + gpus
-                    + ", or use Devices.virtual(" + k + ") for " + k + " replicas on the CPU.");
+            System.out.println("Asked for " + k + " devices, this machine has " + gpus + " GPU(s): " + k
+                    + " replicas spread over " + (gpus == 1 ? "gpu(0)" : "gpu(0) to gpu(" + (gpus - 1) + ")")
+                    + ", replicas on the same GPU running one after another.");
         }
+        return spread(k, gpus);
+    }
+
+    /** {@code k} replicas over {@code gpus} GPUs: replica i on GPU i mod gpus. */
+    private static List<Device> spread(int k, int gpus) {
         List<Device> list = new ArrayList<>();
         for (int i = 0; i < k; i++) {
-            list.add(Device.gpu(i));
+            list.add(Device.gpu(i % gpus));
         }
         return List.copyOf(list);
     }
@@ -124,9 +148,15 @@ public final class Devices {
     public static String describe(List<Device> devices) {
         int gpus = gpuCount();
         String found = gpus == 0 ? "No GPU found" : gpus + " GPU(s) found";
-        if (hasVirtualReplicas(devices)) {
+        long distinct = devices.stream().distinct().count();
+        if (distinct == 1 && devices.size() > 1) {
             return found + ": " + devices.size() + " virtual replicas on " + devices.get(0)
                     + " (each computes what a separate device would, one after another).";
+        }
+        if (distinct < devices.size()) {
+            return found + ": " + devices.size() + " replicas on " + distinct + " devices (" + devices.stream()
+                    .map(Device::toString).collect(Collectors.joining(", "))
+                    + "); replicas that share a device run one after another.";
         }
         return found + ": training on " + devices.stream().map(Device::toString)
                 .collect(Collectors.joining(", ")) + ".";

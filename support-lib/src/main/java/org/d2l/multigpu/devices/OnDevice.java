@@ -1,40 +1,82 @@
 package org.d2l.multigpu.devices;
 
+import ai.djl.Device;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.index.NDIndex;
+import java.util.function.Function;
 
-/** In-place writes into an array from an array that may live on another device. */
+/**
+ * Brings an array to a device, uses it there and releases what the move made, in one place: the
+ * copy, and the sub-manager that DJL's PyTorch engine ({@code JniUtils.to}) creates under the source
+ * array's manager for every copy to another device, which closing the copy alone leaves behind. On
+ * the same device nothing is copied and nothing is released. Also the in-place writes built on it.
+ */
 public final class OnDevice {
 
     private static final NDIndex ALL = new NDIndex("...");
 
     private OnDevice() {}
 
-    /** Overwrites {@code dst} in place with the values of {@code src}, which may be on another device. */
-    public static void copyInto(NDArray src, NDArray dst) {
-        try (NDManager tmp = scratch(dst)) {
-            NDArray moved = src.toDevice(dst.getDevice(), false);
-            dst.set(ALL, moved);
-            if (moved != src) {
-                moved.close(); // a copy made only to cross devices
-            }
+    /** Applies {@code use} to {@code src} as seen on {@code device}, then releases the copy the move made, if any. */
+    public static <T> T apply(NDArray src, Device device, Function<NDArray, T> use) {
+        NDArray moved = src.toDevice(device, false);
+        try {
+            return use.apply(moved);
+        } finally {
+            release(src, moved);
         }
     }
 
-    /** {@code dst += src}, with {@code src} on any device; a copy made to move it is freed at once. */
-    public static void addInto(NDArray src, NDArray dst) {
-        NDArray moved = src.toDevice(dst.getDevice(), false);
-        dst.addi(moved);
-        if (moved != src) {
-            moved.close();
+    /**
+     * A fresh copy of {@code src} on {@code device} (even when it already lives there), attached to
+     * {@code manager}; no sub-manager of {@code src}'s manager is left behind.
+     */
+    public static NDArray copy(NDArray src, Device device, NDManager manager) {
+        // toDevice(device, true) returns the array itself when it already lives on that device
+        NDArray copy = src.getDevice().equals(device) ? src.duplicate() : src.toDevice(device, true);
+        NDManager made = copy.getManager();
+        copy.attach(manager);
+        closeIfMadeFor(src, made);
+        return copy;
+    }
+
+    /** Overwrites {@code dst} in place with the values of {@code src}, which may be on another device. */
+    public static void copyInto(NDArray src, NDArray dst) {
+        try (NDManager tmp = scratch(dst)) {
+            apply(src, dst.getDevice(), moved -> {
+                dst.set(ALL, moved);
+                return dst;
+            });
         }
+    }
+
+    /** {@code dst += src}, with {@code src} on any device. */
+    public static void addInto(NDArray src, NDArray dst) {
+        apply(src, dst.getDevice(), dst::addi);
     }
 
     /** Sets every element of {@code array} to zero in place (unlike {@code subi(self)}, also over NaN). */
     public static void zero(NDArray array) {
         try (NDManager tmp = scratch(array)) {
             array.set(ALL, 0f);
+        }
+    }
+
+    /** Frees {@code moved}, the result of moving {@code src}, unless it is {@code src} itself. */
+    private static void release(NDArray src, NDArray moved) {
+        if (moved != src) {
+            NDManager made = moved.getManager();
+            moved.close();
+            closeIfMadeFor(src, made);
+        }
+    }
+
+    /** Closes {@code made} when it is an emptied sub-manager that a move of {@code src} created. */
+    private static void closeIfMadeFor(NDArray src, NDManager made) {
+        NDManager own = src.getManager();
+        if (made != own && made.getParentManager() == own && made.getManagedArrays().isEmpty()) {
+            made.close();
         }
     }
 

@@ -50,25 +50,19 @@ public class ReplicaStore extends ParameterStore {
         Map<String, NDArray> values = new LinkedHashMap<>();
         for (Pair<String, Parameter> p : net.getParameters()) {
             Parameter param = p.getValue();
-            NDArray copy = copy(param.getArray(), device);
+            NDArray copy = OnDevice.copy(param.getArray(), device, manager);
             if (type != null && copy.getDataType() != type) {
                 NDArray cast = copy.toType(type, true);
                 copy.close();
                 copy = cast;
+                copy.attach(manager);
             }
-            copy.attach(manager);
             if (withGradients && param.requiresGradient()) {
                 copy.setRequiresGradient(true);
             }
             values.put(param.getId(), copy);
         }
         return new ReplicaStore(manager, device, values);
-    }
-
-    /** A fresh copy of {@code array} on {@code device}, even when it already lives there. */
-    public static NDArray copy(NDArray array, Device device) {
-        // toDevice(device, true) returns the array itself when it is already on that device.
-        return array.getDevice().equals(device) ? array.duplicate() : array.toDevice(device, true);
     }
 
     /** The device this replica's arrays live on. */

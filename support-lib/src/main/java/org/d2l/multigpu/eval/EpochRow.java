@@ -24,6 +24,9 @@ public interface EpochRow {
     /** Training examples per second. */
     double examplesPerSecond();
 
+    /** The global steps (or parameter-averaging rounds) the epoch took (0 when not counted). */
+    long steps();
+
     /** How often the replicas were synchronised. */
     long syncs();
 

@@ -57,6 +57,8 @@ public final class DataParallelTrainer implements AutoCloseable {
     private final boolean progress;
     private final boolean prefetch;
     private final NDManager manager;
+    /** The manager of the block's parameters when this trainer initialised them, freed by close(); else null. */
+    private final NDManager ownParameters;
     /** The float32 parameters the rule updates, one store per replica; replica 0's are the block's own arrays. */
     private final Replicas masters;
     /** How the replicas compute (FLOAT32 on the masters, or FLOAT16 copies of them). */
@@ -77,10 +79,12 @@ public final class DataParallelTrainer implements AutoCloseable {
         this.prefetch = s.prefetch;
         Device home = devices.get(0);
         this.manager = NDManager.newBaseManager(home);
-        if (!net.isInitialized()) {
+        if (net.isInitialized()) {
+            ownParameters = null; // the caller's: they outlive close()
+        } else {
             Init.weights(net, s.initializer);
-            // The block's parameters belong to the block, not to this trainer: they outlive close().
-            net.initialize(NDManager.newBaseManager(home), DataType.FLOAT32, s.inputShape);
+            ownParameters = NDManager.newBaseManager(home);
+            net.initialize(ownParameters, DataType.FLOAT32, s.inputShape);
         }
         List<Parameter> params = new ArrayList<>();
         for (Pair<String, Parameter> p : net.getParameters()) {
@@ -100,8 +104,7 @@ public final class DataParallelTrainer implements AutoCloseable {
         }
         masters = new Replicas(stores, params);
         precision = PrecisionPolicy.create(s.dataType, s.lossScaler, net, stores, params, manager);
-        workers = new ReplicaWorkers(devices, s.concurrent != null ? s.concurrent
-                : devices.size() > 1 && !Devices.hasVirtualReplicas(devices));
+        workers = new ReplicaWorkers(devices, s.concurrent);
     }
 
     /** Starts a builder for training {@code net}. */
@@ -134,7 +137,7 @@ public final class DataParallelTrainer implements AutoCloseable {
         return steps;
     }
 
-    /** Whether replicas run concurrently, one worker thread per device. */
+    /** Whether replicas run on worker threads (by default one per device when there are several devices). */
     public boolean isConcurrent() {
         return workers.concurrent();
     }
@@ -149,10 +152,7 @@ public final class DataParallelTrainer implements AutoCloseable {
         return precision.lossScale();
     }
 
-    /**
-     * A copy of the current parameters (replica 0's, which every replica holds after an epoch),
-     * including running statistics; {@link #restore} writes it back into every replica.
-     */
+    /** A copy of replica 0's parameters and running statistics; {@link #restore} writes it into every replica. */
     public ParameterSnapshot snapshot() {
         return masters.snapshot(manager);
     }
@@ -171,7 +171,9 @@ public final class DataParallelTrainer implements AutoCloseable {
     /**
      * One global step on the examples {@code x} and labels {@code y}: split over the replicas,
      * forward and backward on each, then one synchronised update (with {@link ParameterAveraging},
-     * one round in which worker i takes shard i as its minibatch). Fails, leaving the parameters as
+     * one round in which worker i takes shard i as its minibatch). A batch of fewer examples than
+     * replicas (the last of an epoch, say) trains on as many replicas as it has examples, each shard
+     * weighted by its share, which is what one device would do with it. Fails, leaving the parameters as
      * they were, when the loss is NaN or infinite; in FLOAT16, a step whose gradients overflow is
      * skipped instead (parameters unchanged, loss scale halved).
      */
@@ -179,8 +181,8 @@ public final class DataParallelTrainer implements AutoCloseable {
         try (NoGrad g = NoGrad.scope(); NDManager step = manager.newSubManager()) {
             // Everything computed from x and y during this step is freed with it; x and y go back.
             step.tempAttachAll(x, y);
-            FromScratch.Shards shards = FromScratch.splitBatch(x, y, devices);
-            return run(shards.x(), shards.y(), step);
+            List<NDList> shards = Devices.split(x, y, devices);
+            return run(Minibatches.part(shards, 0), Minibatches.part(shards, 1), step);
         }
     }
 
@@ -239,11 +241,12 @@ public final class DataParallelTrainer implements AutoCloseable {
         StepResult result = new StepResult(sum, Arrays.stream(correct).sum(), n);
         if (!Double.isFinite(sum)) {
             rollback.undo();
+            String unit = sync.ownMinibatches() ? "round" : "step";
             throw new IllegalStateException(String.format(Locale.ROOT,
                     "The training loss is %s at %s %d (epoch %d): the parameters were left as they "
                     + "were before this %s. Lower the learning rate, check the input data for "
                     + "NaN, or use an initialisation such as Init.pytorchLike().",
-                    sum, unit(), steps + 1, history.size() + 1, unit()));
+                    sum, unit, steps + 1, history.size() + 1, unit));
         }
         steps++;
         if (!precision.gradientsToMasters(active, step)) {
@@ -368,15 +371,17 @@ public final class DataParallelTrainer implements AutoCloseable {
         tally.synced(bytes);
     }
 
-    private String unit() {
-        return sync.ownMinibatches() ? "round" : "step";
-    }
-
-    /** Stops the worker threads and frees the replica copies; the block keeps its trained parameters. */
+    /**
+     * Stops the worker threads and frees what this trainer made: the replica copies, and the block's
+     * parameters if it initialised them (initialise the block yourself to use it after close()).
+     */
     @Override
     public void close() {
         workers.close();
         manager.close();
+        if (ownParameters != null) {
+            ownParameters.close();
+        }
     }
 
     /** Configures a {@link DataParallelTrainer}, DJL style. */

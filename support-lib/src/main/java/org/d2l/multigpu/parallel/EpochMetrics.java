@@ -6,20 +6,30 @@ import org.d2l.multigpu.eval.EpochRow;
 
 /**
  * What one epoch of training measured: mean training loss and accuracy, test accuracy (NaN when
- * there is no test set), training seconds, training examples per second, and how often the replicas
- * were synchronised (gradient allreduces or parameter averagings) with the bytes that moved for it,
- * and in FLOAT16 training the steps skipped for overflowing gradients and the loss scale at the end
- * of the epoch (NaN when the epoch used no loss scaling).
+ * there is no test set), training seconds, training examples per second, how often the replicas
+ * were synchronised (gradient allreduces or parameter averagings) with the bytes that moved for it
+ * (see {@link ReplicaSync}: reduce and broadcast, 0 for a single replica), in FLOAT16 training the
+ * steps skipped for overflowing gradients and the loss scale at the end of the epoch (NaN when the
+ * epoch used no loss scaling), and the global steps (or parameter-averaging rounds) the epoch took,
+ * skipped ones included (0 when not counted).
  */
 public record EpochMetrics(int epoch, double trainLoss, double trainAccuracy, double testAccuracy,
         double seconds, double examplesPerSecond, long syncs, long syncBytes, long skippedSteps,
-        double lossScale) implements EpochRow {
+        double lossScale, long steps) implements EpochRow {
+
+    /** Metrics of an epoch that did not count its steps. */
+    public EpochMetrics(int epoch, double trainLoss, double trainAccuracy, double testAccuracy,
+            double seconds, double examplesPerSecond, long syncs, long syncBytes, long skippedSteps,
+            double lossScale) {
+        this(epoch, trainLoss, trainAccuracy, testAccuracy, seconds, examplesPerSecond, syncs, syncBytes,
+                skippedSteps, lossScale, 0);
+    }
 
     /** Metrics of an epoch without loss scaling (FLOAT32 training). */
     public EpochMetrics(int epoch, double trainLoss, double trainAccuracy, double testAccuracy,
             double seconds, double examplesPerSecond, long syncs, long syncBytes) {
         this(epoch, trainLoss, trainAccuracy, testAccuracy, seconds, examplesPerSecond, syncs, syncBytes, 0,
-                Double.NaN);
+                Double.NaN, 0);
     }
 
     /** Metrics without synchronisation counts (for runs outside the trainer). */
@@ -35,12 +45,12 @@ public record EpochMetrics(int epoch, double trainLoss, double trainAccuracy, do
     public static String table(List<EpochMetrics> history) {
         boolean scaled = history.stream().anyMatch(m -> !Double.isNaN(m.lossScale));
         StringBuilder sb = new StringBuilder(String.format(Locale.ROOT,
-                "%5s %10s %9s %9s %9s %10s %7s %10s", "epoch", "train loss", "train acc", "test acc", "seconds",
-                "examples/s", "syncs", "MB synced"));
+                "%5s %10s %9s %9s %9s %10s %6s %7s %10s", "epoch", "train loss", "train acc", "test acc",
+                "seconds", "examples/s", "steps", "syncs", "MB synced"));
         sb.append(scaled ? String.format(Locale.ROOT, " %7s %10s%n", "skipped", "loss scale") : String.format("%n"));
         for (EpochMetrics m : history) {
-            sb.append(String.format(Locale.ROOT, "%5d %10.4f %9.3f %9.3f %9.1f %10.1f %7d %10.1f", m.epoch,
-                    m.trainLoss, m.trainAccuracy, m.testAccuracy, m.seconds, m.examplesPerSecond, m.syncs,
+            sb.append(String.format(Locale.ROOT, "%5d %10.4f %9.3f %9.3f %9.1f %10.1f %6d %7d %10.1f", m.epoch,
+                    m.trainLoss, m.trainAccuracy, m.testAccuracy, m.seconds, m.examplesPerSecond, m.steps, m.syncs,
                     m.syncBytes / 1e6));
             sb.append(scaled ? String.format(Locale.ROOT, " %7d %10.0f%n", m.skippedSteps, m.lossScale)
                     : String.format("%n"));

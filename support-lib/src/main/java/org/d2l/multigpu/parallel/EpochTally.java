@@ -44,6 +44,6 @@ final class EpochTally {
     /** The epoch's metrics. */
     EpochMetrics metrics(int epoch, double testAccuracy, double lossScale) {
         return new EpochMetrics(epoch, lossSum / examples, correct / examples, testAccuracy, seconds,
-                examples / seconds, syncs, syncBytes, skipped, lossScale);
+                examples / seconds, syncs, syncBytes, skipped, lossScale, steps);
     }
 }

@@ -15,7 +15,6 @@ import java.util.List;
 import java.util.function.BiFunction;
 import org.d2l.multigpu.devices.Devices;
 import org.d2l.multigpu.devices.OnDevice;
-import org.d2l.multigpu.devices.ReplicaStore;
 import org.d2l.multigpu.runtime.NoGrad;
 
 /**
@@ -36,8 +35,7 @@ public final class FromScratch {
     public static List<NDArray> getParams(List<NDArray> params, Device device, NDManager manager) {
         List<NDArray> copies = new ArrayList<>();
         for (NDArray p : params) {
-            NDArray c = ReplicaStore.copy(p, device);
-            c.attach(manager);
+            NDArray c = OnDevice.copy(p, device, manager);
             c.setRequiresGradient(true);
             copies.add(c);
         }
@@ -59,7 +57,7 @@ public final class FromScratch {
         long[] received = new long[k];
         NDArray first = data.get(0);
         for (int i = 1; i < data.size(); i++) {
-            first.addi(data.get(i).toDevice(first.getDevice(), false));
+            OnDevice.addInto(data.get(i), first); // a copy made to cross devices is freed at once
             sent[i] += n;
             received[0] += n;
         }
@@ -181,8 +179,7 @@ public final class FromScratch {
             if (starts[c + 1] > starts[c]) {
                 int to = (i + 1) % k;
                 NDArray piece = flat.get(i).get(new NDIndex("{}:{}", starts[c], starts[c + 1]));
-                messages[i] = ReplicaStore.copy(piece, flat.get(to).getDevice()); // the wire
-                messages[i].attach(scratch);
+                messages[i] = OnDevice.copy(piece, flat.get(to).getDevice(), scratch); // the wire
                 sent[i] += messages[i].size();
                 received[to] += messages[i].size();
             }

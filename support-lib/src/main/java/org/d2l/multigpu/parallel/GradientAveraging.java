@@ -37,23 +37,24 @@ public final class GradientAveraging implements ReplicaSync {
         return mean ? (float) shardSize / batchSize : 1f;
     }
 
+    /**
+     * Sums the gradients of the first {@code active} replicas into replica 0 (the others hold none:
+     * a last batch smaller than k gives only some replicas a shard, weighted by its share), updates
+     * replica 0 once and copies it to every replica; running statistics are averaged over the active
+     * replicas. Bytes: the reduce (active - 1 copies) plus the broadcast (k - 1 copies) of every array.
+     */
     @Override
     public long step(Replicas replicas, Optimizer optimizer, int active) {
-        if (active != replicas.size()) {
-            throw new IllegalStateException("Gradient averaging needs a shard on every replica: "
-                    + active + " of " + replicas.size() + " replicas computed gradients.");
-        }
+        int k = replicas.size();
         ReplicaStore first = replicas.get(0);
         long bytes = 0;
         for (Parameter p : replicas.parameters()) {
             String id = p.getId();
             NDArray w0 = first.get(id);
-            // every replica hands its gradient (or running statistics) in for the mean
-            bytes += w0.size() * w0.getDataType().getNumOfBytes() * replicas.size();
             if (p.requiresGradient()) {
                 // getGradient() returns a new handle on the gradient each call: close each one used.
                 try (NDArray g0 = w0.getGradient()) {
-                    for (int i = 1; i < replicas.size(); i++) {
+                    for (int i = 1; i < active; i++) {
                         try (NDArray gi = replicas.get(i).get(id).getGradient()) {
                             OnDevice.addInto(gi, g0);
                             OnDevice.zero(gi);
@@ -62,18 +63,16 @@ public final class GradientAveraging implements ReplicaSync {
                     optimizer.update(id, w0, g0);
                     OnDevice.zero(g0); // PyTorch adds up gradients: start the next step from zero
                 }
-                for (int i = 1; i < replicas.size(); i++) {
-                    OnDevice.copyInto(w0, replicas.get(i).get(id));
-                }
-            } else if (replicas.size() > 1) {
-                for (int i = 1; i < replicas.size(); i++) {
+            } else if (active > 1) {
+                for (int i = 1; i < active; i++) {
                     OnDevice.addInto(replicas.get(i).get(id), w0);
                 }
-                w0.divi(replicas.size());
-                for (int i = 1; i < replicas.size(); i++) {
-                    OnDevice.copyInto(w0, replicas.get(i).get(id));
-                }
+                w0.divi(active);
             }
+            for (int i = 1; i < k; i++) {
+                OnDevice.copyInto(w0, replicas.get(i).get(id));
+            }
+            bytes += Replicas.byteSize(w0) * ((active - 1) + (k - 1));
         }
         replicas.synced();
         return bytes;

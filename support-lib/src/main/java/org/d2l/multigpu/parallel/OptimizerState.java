@@ -2,8 +2,8 @@ package org.d2l.multigpu.parallel;
 
 import ai.djl.Device;
 import ai.djl.ndarray.NDArray;
-import ai.djl.ndarray.index.NDIndex;
 import ai.djl.training.optimizer.Optimizer;
+import ai.djl.training.optimizer.Sgd;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
 import java.lang.reflect.ParameterizedType;
@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import org.d2l.multigpu.devices.OnDevice;
 
 /**
  * The per-parameter state of a DJL optimizer (SGD's momentum, NAG's, Adam's two moments): DJL has
@@ -20,15 +21,16 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class OptimizerState {
 
-    private static final NDIndex ALL = new NDIndex("...");
-
     private final List<Map<String, Map<Device, NDArray>>> maps;
 
     private OptimizerState(List<Map<String, Map<Device, NDArray>>> maps) {
         this.maps = maps;
     }
 
-    /** The state maps of {@code optimizer} (none for plain SGD without momentum). */
+    /**
+     * The state maps of {@code optimizer} (none for plain SGD without momentum); fails with a clear
+     * error when an optimizer that keeps state shows none in that form, rather than averaging nothing.
+     */
     @SuppressWarnings("unchecked")
     public static OptimizerState of(Optimizer optimizer) {
         List<Map<String, Map<Device, NDArray>>> maps = new ArrayList<>();
@@ -49,7 +51,47 @@ public final class OptimizerState {
                 }
             }
         }
+        if (maps.isEmpty() && keepsState(optimizer)) {
+            throw new IllegalStateException("Optimizer " + optimizer.getClass().getName() + " keeps per-parameter "
+                    + "state (momentum or moments), but none of its fields holds it as Map<String, Map<Device, "
+                    + "NDArray>>, the form of DJL 0.35's optimizers: its state cannot be averaged or carried. Use "
+                    + "averageUpdaters(false) to keep each worker's state apart, or one of DJL's optimizers.");
+        }
         return new OptimizerState(maps);
+    }
+
+    /**
+     * Makes a fresh {@code optimizer} count its updates from {@code updatesTaken} on, as if it had
+     * taken them (DJL's {@code beginNumUpdate}): an optimizer rebuilt for each round (on Spark)
+     * continues Adam's bias correction and learning-rate schedules instead of starting them again.
+     */
+    public static void startCountingAt(Optimizer optimizer, int updatesTaken) {
+        try {
+            Field f = Optimizer.class.getDeclaredField("beginNumUpdate");
+            f.setAccessible(true);
+            f.setInt(optimizer, updatesTaken);
+        } catch (ReflectiveOperationException | RuntimeException ex) {
+            throw new IllegalStateException("Cannot set where optimizer " + optimizer.getClass().getName()
+                    + " starts counting its updates (DJL's Optimizer.beginNumUpdate): this needs DJL 0.35's "
+                    + "optimizers.", ex);
+        }
+    }
+
+    /**
+     * Whether {@code optimizer} keeps state between updates: every optimizer but plain SGD (SGD
+     * without momentum, read from DJL's {@code momentum} field; when that cannot be read, assumed).
+     */
+    static boolean keepsState(Optimizer optimizer) {
+        if (!(optimizer instanceof Sgd)) {
+            return true;
+        }
+        try {
+            Field f = Sgd.class.getDeclaredField("momentum");
+            f.setAccessible(true);
+            return f.getFloat(optimizer) != 0f;
+        } catch (ReflectiveOperationException | RuntimeException ex) {
+            return true;
+        }
     }
 
     private static boolean isStateMap(Type t) {
@@ -81,17 +123,10 @@ public final class OptimizerState {
     public void set(int kind, String key, Device device, NDArray value) {
         NDArray current = get(kind, key, device);
         if (current != null) {
-            NDArray moved = value.toDevice(device, false);
-            current.set(ALL, moved);
-            if (moved != value) {
-                moved.close(); // a copy made only to cross devices
-            }
+            OnDevice.copyInto(value, current);
             return;
         }
-        NDArray copy = value.toDevice(device, true);
-        if (copy == value) {
-            copy = value.duplicate();
-        }
+        NDArray copy = OnDevice.copy(value, device, value.getManager());
         copy.detach();
         maps.get(kind).computeIfAbsent(key, k -> new ConcurrentHashMap<>()).put(device, copy);
     }

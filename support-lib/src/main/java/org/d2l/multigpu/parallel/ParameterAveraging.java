@@ -104,6 +104,10 @@ public final class ParameterAveraging implements ReplicaSync {
     private long average(Replicas replicas, Optimizer optimizer) {
         List<Parameter> params = replicas.parameters();
         List<Integer> from = replicas.steppedSinceSync();
+        if (replicas.size() == 1) {
+            replicas.synced(); // one worker: nothing to average, nothing moves
+            return 0;
+        }
         if (from.isEmpty()) {
             from.add(0);
         }
@@ -119,7 +123,7 @@ public final class ParameterAveraging implements ReplicaSync {
                 for (ReplicaStore r : replicas.stores()) {
                     OnDevice.copyInto(mean, r.get(p.getId()));
                 }
-                bytes += byteSize(mean) * from.size();
+                bytes += Replicas.byteSize(mean) * (sentToHome(from) + replicas.size() - 1);
             }
             if (averageUpdaters) {
                 bytes += averageState(replicas, params, optimizer, from, tmp);
@@ -133,43 +137,52 @@ public final class ParameterAveraging implements ReplicaSync {
             List<Integer> from, NDManager tmp) {
         OptimizerState state = OptimizerState.of(optimizer);
         long bytes = 0;
+        boolean found = false;
         for (int kind = 0; kind < state.kinds(); kind++) {
             for (Parameter p : params) {
                 if (!p.requiresGradient()) {
                     continue;
                 }
                 List<NDArray> values = new ArrayList<>();
+                List<Integer> with = new ArrayList<>();
                 for (int i : from) {
                     NDArray s = state.get(kind, stateKey(p.getId(), i), replicas.get(i).device());
                     if (s != null) {
                         values.add(s);
+                        with.add(i);
                     }
                 }
                 if (values.isEmpty()) {
                     continue; // this optimizer keeps no state of this kind for the parameter yet
                 }
+                found = true;
                 NDArray mean = mean(values, tmp);
                 for (int i = 0; i < replicas.size(); i++) {
                     state.set(kind, stateKey(p.getId(), i), replicas.get(i).device(), mean);
                 }
-                bytes += byteSize(mean) * values.size();
+                bytes += Replicas.byteSize(mean) * (sentToHome(with) + replicas.size() - 1);
             }
+        }
+        if (!found && OptimizerState.keepsState(optimizer)) {
+            throw new IllegalStateException("Optimizer " + optimizer.getClass().getName() + " keeps state, but "
+                    + "after the workers' steps none was found under their parameters' keys: averaging it would "
+                    + "silently do nothing. Use averageUpdaters(false), or one of DJL's optimizers.");
         }
         return bytes;
     }
 
     /** The element-wise mean of {@code values} on {@code tmp}'s device, attached to {@code tmp}. */
     private static NDArray mean(List<NDArray> values, NDManager tmp) {
-        NDArray sum = ReplicaStore.copy(values.get(0), tmp.getDevice());
-        sum.attach(tmp);
+        NDArray sum = OnDevice.copy(values.get(0), tmp.getDevice(), tmp);
         for (int j = 1; j < values.size(); j++) {
             OnDevice.addInto(values.get(j), sum);
         }
         return sum.divi(values.size());
     }
 
-    private static long byteSize(NDArray a) {
-        return a.size() * a.getDataType().getNumOfBytes();
+    /** How many of the workers {@code from} send their copy to worker 0 for the mean (all but worker 0 itself). */
+    private static int sentToHome(List<Integer> from) {
+        return from.size() - (from.contains(0) ? 1 : 0);
     }
 
     @Override

@@ -8,6 +8,15 @@ import ai.djl.training.optimizer.Optimizer;
  * its own minibatch and its own optimizer step, parameters averaged every N rounds). A rule is a
  * setting without state: what it needs to remember (rounds since the last averaging) the trainer's
  * {@link Replicas} keep.
+ *
+ * <p>What a synchronisation's bytes count, the same way for both rules: the traffic of an allreduce
+ * through replica 0, both directions. The reduce is every replica that takes part, other than replica
+ * 0, sending its copy of each array combined to replica 0 (gradients and running statistics; with
+ * parameter averaging, parameters, running statistics and optimizer state); the broadcast is replica
+ * 0 sending the result to each of the other k - 1 replicas (with gradient averaging the updated
+ * parameters, which are as large as the gradients). So k replicas that all take part move
+ * 2(k - 1) copies of every array, virtual replicas included (they count what k devices would
+ * move), and a single replica synchronises nothing: 0 syncs and 0 bytes.
  */
 public interface ReplicaSync {
 

@@ -2,7 +2,9 @@ package org.d2l.multigpu.parallel;
 
 import ai.djl.Device;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -10,24 +12,36 @@ import java.util.concurrent.Future;
 import java.util.function.IntConsumer;
 
 /**
- * Runs each replica's share of a step: on a worker thread per device when concurrent (several GPUs),
- * else one replica after another on the calling thread (virtual replicas on one CPU).
+ * Runs each replica's share of a step: by default on one worker thread per device when there are
+ * several devices (replicas that share a GPU run one after another on its thread, GPUs at the same
+ * time), else one replica after another on the calling thread (virtual replicas on one CPU); forced
+ * on, one thread per replica.
  */
 final class ReplicaWorkers implements AutoCloseable {
 
+    /** Replica i's worker; empty when replicas run on the calling thread. */
     private final List<ExecutorService> workers = new ArrayList<>();
 
-    ReplicaWorkers(List<Device> devices, boolean concurrent) {
-        if (concurrent) {
-            for (int i = 0; i < devices.size(); i++) {
-                String name = "replica-" + i + "-" + devices.get(i);
-                workers.add(Executors.newSingleThreadExecutor(r -> {
-                    Thread t = new Thread(r, name);
-                    t.setDaemon(true);
-                    return t;
-                }));
-            }
+    /** Workers for {@code devices}: {@code concurrent} true, one per replica; false, none; null, one per distinct device. */
+    ReplicaWorkers(List<Device> devices, Boolean concurrent) {
+        boolean perDevice = concurrent == null;
+        if (perDevice && devices.stream().distinct().count() < 2 || Boolean.FALSE.equals(concurrent)) {
+            return;
         }
+        Map<Device, ExecutorService> byDevice = new HashMap<>();
+        for (int i = 0; i < devices.size(); i++) {
+            String name = (perDevice ? "device-" : "replica-" + i + "-") + devices.get(i);
+            Device d = devices.get(i);
+            workers.add(perDevice ? byDevice.computeIfAbsent(d, x -> thread(name)) : thread(name));
+        }
+    }
+
+    private static ExecutorService thread(String name) {
+        return Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, name);
+            t.setDaemon(true);
+            return t;
+        });
     }
 
     /** Whether replicas run concurrently, one worker thread per device. */
@@ -87,6 +101,6 @@ final class ReplicaWorkers implements AutoCloseable {
     /** Stops the worker threads. */
     @Override
     public void close() {
-        workers.forEach(ExecutorService::shutdownNow);
+        workers.stream().distinct().forEach(ExecutorService::shutdownNow);
     }
 }

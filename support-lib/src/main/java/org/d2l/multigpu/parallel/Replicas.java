@@ -84,6 +84,11 @@ public final class Replicas {
         }
     }
 
+    /** The bytes of {@code array}'s values. */
+    static long byteSize(NDArray array) {
+        return array.size() * array.getDataType().getNumOfBytes();
+    }
+
     /** Records a round in which the first {@code active} replicas computed gradients. */
     void roundTaken(int active) {
         stepped.set(0, active);

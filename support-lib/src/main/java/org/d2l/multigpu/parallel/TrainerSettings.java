@@ -97,7 +97,10 @@ public abstract class TrainerSettings<B extends TrainerSettings<B>> {
         return self();
     }
 
-    /** Forces worker threads on or off (default: on for several distinct devices, off for virtual replicas). */
+    /**
+     * Forces a worker thread per replica on, or all replicas onto the calling thread (default: one
+     * thread per device when there are several devices, replicas sharing a device one after another).
+     */
     public B optConcurrent(boolean concurrent) {
         this.concurrent = concurrent;
         return self();

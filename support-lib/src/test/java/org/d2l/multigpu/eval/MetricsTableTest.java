@@ -13,7 +13,7 @@ class MetricsTableTest {
     static List<EpochMetrics> history(double... testAcc) {
         List<EpochMetrics> h = new java.util.ArrayList<>();
         for (int i = 0; i < testAcc.length; i++) {
-            h.add(new EpochMetrics(i + 1, 1.0 / (i + 1), 0.5, testAcc[i], 10, 100, 3, 2_500_000));
+            h.add(new EpochMetrics(i + 1, 1.0 / (i + 1), 0.5, testAcc[i], 10, 100, 3, 2_500_000, 0, Double.NaN, 4));
         }
         return h;
     }
@@ -22,12 +22,13 @@ class MetricsTableTest {
     void oneRunHasTheRunAndEpochColumnsThenEveryMetricAndOneRowPerEpoch() {
         Table t = MetricsTable.of("1 device", history(0.3, 0.6, 0.7));
         assertEquals(List.of("run", "epoch", "train loss", "train acc", "test acc", "seconds", "examples/s",
-                "syncs", "MB synced"), t.columnNames());
+                "steps", "syncs", "MB synced"), t.columnNames());
         assertEquals(3, t.rowCount());
         assertEquals("1 device", t.stringColumn("run").get(2));
         assertEquals(3, t.intColumn("epoch").get(2));
         assertEquals(0.6, t.doubleColumn("test acc").get(1));
         assertEquals(0.5, t.doubleColumn("train loss").get(1));
+        assertEquals(4, t.doubleColumn("steps").get(0));
         assertEquals(3, t.doubleColumn("syncs").get(0));
         assertEquals(2.5, t.doubleColumn("MB synced").get(0));
     }

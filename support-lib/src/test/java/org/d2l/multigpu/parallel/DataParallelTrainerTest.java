@@ -189,12 +189,56 @@ class DataParallelTrainerTest {
     }
 
     @Test
-    void moreReplicasThanExamplesIsAClearError() {
-        DataParallelTrainer t = trainer(LeNet.block(), null, 4, sgd(0.1f), GradientAveraging.mean());
-        NDList b = batch(3);
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> t.trainStep(b.get(0), b.get(1)));
-        assertTrue(e.getMessage().contains("cannot be split over 4 devices"), e.getMessage());
+    void aBatchSmallerThanTheReplicasTrainsThoseWithExamplesAsOneDeviceWould() {
+        Block one = LeNet.block();
+        DataParallelTrainer t1 = trainer(one, null, 1, sgd(0.1f), GradientAveraging.mean());
+        Block four = LeNet.block();
+        DataParallelTrainer t4 = trainer(four, one, 4, sgd(0.1f), GradientAveraging.mean());
+        for (int n : new int[] {3, 1, 2, 8, 3}) {
+            NDList b = batch(n);
+            DataParallelTrainer.StepResult r = t4.trainStep(b.get(0), b.get(1));
+            t1.trainStep(b.get(0), b.get(1));
+            assertEquals(n, r.examples());
+            assertReplicasBitIdentical(t4); // the replicas without examples received the update too
+        }
+        float diff = maxDifference(one, four);
+        assertTrue(diff <= 1e-5f, "4 replicas on batches of 3, 1 and 2 differ from 1 device by " + diff);
+    }
+
+    @Test
+    void anEpochWhoseLastBatchIsSmallerThanTheReplicasEqualsOneDevice() {
+        // 17 examples in batches of 8: the last batch holds 1 example for 2 replicas
+        ArrayDataset data = TrainerFixture.quarters(f.manager, 17, 8, false);
+        Block one = LeNet.block();
+        DataParallelTrainer t1 = trainer(one, null, 1, sgd(0.2f), GradientAveraging.mean());
+        Block two = LeNet.block();
+        DataParallelTrainer t2 = trainer(two, one, 2, sgd(0.2f), GradientAveraging.mean());
+        EpochMetrics m1 = t1.trainEpoch(data, null);
+        EpochMetrics m2 = t2.trainEpoch(data, null);
+        assertEquals(3, m2.steps());
+        assertEquals(m1.trainLoss(), m2.trainLoss(), 1e-5);
+        float diff = maxDifference(one, two);
+        assertTrue(diff <= 1e-5f, "2 replicas differ from 1 device by " + diff);
+        assertReplicasBitIdentical(t2);
+    }
+
+    @Test
+    void closeFreesTheParametersTheTrainerInitialisedButNotTheCallers() {
+        Block made = LeNet.block();
+        DataParallelTrainer t = DataParallelTrainer.builder(made).setDevices(Devices.virtual(2))
+                .optInputShape(IMAGE).optLearningRate(0.1f).optProgress(false).build();
+        NDArray w = made.getParameters().valueAt(0).getArray();
+        NDList b = batch(4);
+        t.trainStep(b.get(0), b.get(1));
+        t.close();
+        assertTrue(w.isReleased(), "the parameters the trainer initialised outlived close()");
+        Block mine = f.initialize(LeNet.block(), null);
+        NDArray v = mine.getParameters().valueAt(0).getArray();
+        DataParallelTrainer u = trainer(mine, null, 2, sgd(0.1f), GradientAveraging.mean());
+        u.trainStep(b.get(0), b.get(1));
+        u.close();
+        assertFalse(v.isReleased(), "close() freed parameters the caller initialised");
+        assertTrue(Float.isFinite(v.sum().getFloat()), "the caller's block is still usable");
     }
 
     @Test
@@ -247,6 +291,7 @@ class DataParallelTrainerTest {
         assertTrue(h.get(7).testAccuracy() > 0.9, EpochMetrics.table(h));
         assertTrue(h.get(0).examplesPerSecond() > 0 && h.get(0).seconds() > 0);
         assertEquals(32, t.getSteps());
+        assertEquals(4, h.get(0).steps(), "64 examples in batches of 16: 4 steps an epoch");
     }
 
     @Test

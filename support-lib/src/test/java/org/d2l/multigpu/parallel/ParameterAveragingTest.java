@@ -7,6 +7,7 @@ import static org.d2l.multigpu.parallel.TrainerFixture.replicaDifference;
 import static org.d2l.multigpu.parallel.TrainerFixture.sgd;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -182,6 +183,30 @@ class ParameterAveragingTest {
     }
 
     @Test
+    void aSingleReplicaSynchronisesNothingUnderEitherRule() {
+        for (ReplicaSync rule : List.of(GradientAveraging.mean(), ParameterAveraging.every(1))) {
+            DataParallelTrainer t = f.trainer(LeNet.block(), null, 1, sgd(0.05f), rule);
+            EpochMetrics m = t.trainEpoch(dataset(4, 8), null);
+            assertEquals(4, m.steps(), rule.describe());
+            assertEquals(0, m.syncs(), rule.describe());
+            assertEquals(0, m.syncBytes(), rule.describe());
+        }
+    }
+
+    @Test
+    void bothRulesCountTheReduceAndTheBroadcastOfEveryArray() {
+        // k = 4: 3 copies reduced into replica 0 and 3 sent back, 6 copies of the parameters
+        Block ga = LeNet.block();
+        EpochMetrics g = f.trainer(ga, null, 4, sgd(0.05f), GradientAveraging.mean()).trainEpoch(dataset(2, 8), null);
+        assertEquals(2 * 6 * parameterBytes(ga), g.syncBytes());
+        Block pa = LeNet.block();
+        DataParallelTrainer t = f.trainer(pa, null, 4, sgd(0.05f), ParameterAveraging.every(1));
+        EpochMetrics p = t.trainEpoch(dataset(6, 2), null); // a round of 4 minibatches, then one of 2
+        assertEquals(2, p.steps());
+        assertEquals((6 + (1 + 3)) * parameterBytes(pa), p.syncBytes(), "the partial round reduces 1 copy");
+    }
+
+    @Test
     void aLastPartialRoundStepsOnlyTheWorkersWithDataAndTheEpochEndsAveraged() {
         Block net = LeNet.block();
         DataParallelTrainer t = f.trainer(net, null, 2, sgd(0.05f), ParameterAveraging.every(1));
@@ -213,8 +238,8 @@ class ParameterAveragingTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> t.trainEpoch(dataset(3, 1), null));
         assertTrue(e.getMessage().contains("fewer than the 4 workers"), e.getMessage());
         NDList b = f.batch(3);
-        IllegalArgumentException split = assertThrows(IllegalArgumentException.class, () -> t.trainStep(b.get(0), b.get(1)));
-        assertTrue(split.getMessage().contains("cannot be split over 4 devices"), split.getMessage());
+        assertEquals(3, t.trainStep(b.get(0), b.get(1)).examples(), "3 examples: a round of 3 workers");
+        assertReplicasBitIdentical(t);
     }
 
     @Test
@@ -295,5 +320,33 @@ class ParameterAveragingTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> f.trainer(LeNet.block(), null, 2, nag, ParameterAveraging.every(3)));
         assertTrue(e.getMessage().contains("optMomentum"), e.getMessage());
+    }
+
+    /** An optimizer with state that DJL's optimizers do not keep as Map<String, Map<Device, NDArray>>. */
+    private static final class OddMomentum extends Optimizer {
+        private final java.util.Map<String, NDArray> velocity = new java.util.HashMap<>();
+
+        OddMomentum() {
+            super(Optimizer.sgd().setLearningRateTracker(Tracker.fixed(0.1f)));
+        }
+
+        @Override
+        public void update(String parameterId, NDArray weight, NDArray grad) {
+            NDArray v = velocity.computeIfAbsent(parameterId, k -> weight.zerosLike());
+            v.muli(0.9f).addi(grad);
+            weight.subi(v.mul(0.1f));
+        }
+    }
+
+    @Test
+    void averagingTheStateOfAnOptimizerWhoseStateCannotBeFoundIsAClearError() {
+        assertEquals(1, OptimizerState.of(momentum()).kinds());
+        assertFalse(OptimizerState.keepsState(sgd(0.1f)), "plain SGD keeps no state");
+        assertTrue(OptimizerState.keepsState(momentum()));
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> OptimizerState.of(new OddMomentum()));
+        assertTrue(e.getMessage().contains("averageUpdaters(false)"), e.getMessage());
+        DataParallelTrainer t = f.trainer(LeNet.block(), null, 2, new OddMomentum(), ParameterAveraging.every(1));
+        NDList b = f.batch(8);
+        assertThrows(IllegalStateException.class, () -> t.trainStep(b.get(0), b.get(1)));
     }
 }

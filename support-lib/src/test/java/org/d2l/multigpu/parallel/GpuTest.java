@@ -1,0 +1,261 @@
+package org.d2l.multigpu.parallel;
+
+import static org.d2l.multigpu.parallel.TrainerFixture.assertReplicasBitIdentical;
+import static org.d2l.multigpu.parallel.TrainerFixture.copyParameters;
+import static org.d2l.multigpu.parallel.TrainerFixture.maxDifference;
+import static org.d2l.multigpu.parallel.TrainerFixture.sgd;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import ai.djl.Device;
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDList;
+import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.types.DataType;
+import ai.djl.ndarray.types.Shape;
+import ai.djl.nn.Block;
+import ai.djl.training.loss.Loss;
+import ai.djl.training.optimizer.Optimizer;
+import ai.djl.training.tracker.Tracker;
+import ai.djl.util.cuda.CudaUtils;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Supplier;
+import org.d2l.multigpu.devices.Devices;
+import org.d2l.multigpu.models.LeNet;
+import org.d2l.multigpu.models.ResNet;
+import org.d2l.multigpu.runtime.Djl;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The GPU group ({@code scripts/test.sh --gpu}): the trainer's equivalences on real GPUs, 2 replicas
+ * on one GPU, a GPU beside the CPU, nothing left behind per step (live arrays and managers, and the
+ * GPU memory read from the device), and a short run of each lesson's training code on
+ * {@code Devices.of(2)}. Skipped, test by test, on a machine without a GPU.
+ */
+@Tag("gpu")
+class GpuTest {
+
+    private static final Shape IMAGE = TrainerFixture.IMAGE;
+
+    private TrainerFixture f;
+
+    @BeforeEach
+    void needsAGpu() {
+        Djl.setup();
+        assumeTrue(Devices.gpuCount() > 0, "no GPU on this machine: the GPU group is skipped");
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        if (f != null) {
+            f.close();
+        }
+    }
+
+    private TrainerFixture fixture() {
+        if (f == null) {
+            f = new TrainerFixture();
+        }
+        return f;
+    }
+
+    /** LeNet initialised on {@code device}, with {@code like}'s values when given. */
+    private Block lenetOn(Device device, Block like) {
+        NDManager m = fixture().closeLater(NDManager.newBaseManager(device));
+        Block net = LeNet.block();
+        net.initialize(m, DataType.FLOAT32, IMAGE);
+        if (like != null) {
+            copyParameters(like, net);
+        }
+        return net;
+    }
+
+    private DataParallelTrainer trainer(Block net, List<Device> devices, Optimizer opt, ReplicaSync sync, DataType type) {
+        return fixture().closeLater(DataParallelTrainer.builder(net).setDevices(devices).optOptimizer(opt)
+                .optSync(sync).optDataType(type).optProgress(false).build());
+    }
+
+    /** 10 steps of {@code devices} against one GPU from the same start; returns the largest parameter difference. */
+    private float differenceFromOneGpu(List<Device> devices, Supplier<Optimizer> opt, ReplicaSync sync) {
+        Block one = lenetOn(Device.gpu(0), null);
+        Block many = lenetOn(devices.get(0), one);
+        DataParallelTrainer t1 = trainer(one, List.of(Device.gpu(0)), opt.get(), GradientAveraging.mean(), DataType.FLOAT32);
+        DataParallelTrainer tk = trainer(many, devices, opt.get(), sync, DataType.FLOAT32);
+        for (int step = 0; step < 10; step++) {
+            NDList b = fixture().batch(16 * devices.size());
+            t1.trainStep(b.get(0), b.get(1));
+            tk.trainStep(b.get(0), b.get(1));
+            assertReplicasBitIdentical(tk);
+        }
+        NDArray start = lenetOn(Device.gpu(0), null).getParameters().valueAt(0).getArray();
+        assertTrue(start.sub(one.getParameters().valueAt(0).getArray()).abs().max().getFloat() > 1e-3f);
+        return maxDifference(one, many);
+    }
+
+    @Test
+    void twoReplicasOnOneGpuMatchOneGpu() {
+        float d = differenceFromOneGpu(List.of(Device.gpu(0), Device.gpu(0)), () -> sgd(0.1f), GradientAveraging.mean());
+        System.out.printf("2 replicas on gpu(0) vs gpu(0): %.2e%n", d);
+        assertTrue(d <= 1e-4f, "2 replicas on one GPU differ from one GPU by " + d);
+    }
+
+    @Test
+    void oneReplicaOnEveryGpuMatchesOneGpu() {
+        assumeTrue(Devices.gpuCount() >= 2, "needs 2 GPUs");
+        List<Device> all = Devices.of(Devices.gpuCount());
+        float d = differenceFromOneGpu(all, () -> sgd(0.1f), GradientAveraging.mean());
+        System.out.printf("%s vs gpu(0): %.2e%n", all, d);
+        assertTrue(d <= 1e-4f, all + " differ from one GPU by " + d);
+    }
+
+    @Test
+    void aGpuBesideTheCpuMatchesOneGpu() {
+        // d2l's exercise: split the work between a GPU and the CPU (Devices.of never mixes them)
+        float d = differenceFromOneGpu(List.of(Device.gpu(0), Device.cpu()), () -> sgd(0.1f), GradientAveraging.mean());
+        System.out.printf("gpu(0) + cpu vs gpu(0): %.2e%n", d);
+        assertTrue(d <= 1e-4f, "gpu(0) + cpu differ from one GPU by " + d);
+    }
+
+    @Test
+    void parameterAveragingAtFrequencyOneEqualsGradientAveragingOnGpus() {
+        Supplier<Optimizer> momentum = () -> Optimizer.sgd().setLearningRateTracker(Tracker.fixed(0.05f))
+                .optMomentum(0.9f).build();
+        float d = differenceFromOneGpu(Devices.of(2), momentum, ParameterAveraging.every(1));
+        System.out.printf("parameter averaging (frequency 1, momentum) on %s vs gradient averaging on gpu(0): %.2e%n",
+                Devices.of(2), d);
+        assertTrue(d <= 1e-4f, "parameter averaging differs from gradient averaging by " + d);
+    }
+
+    /** GPU memory in use on {@code device} (the device's own count, PyTorch's cache included). */
+    private static long gpuBytes(Device device) {
+        return CudaUtils.getGpuMemory(device).getCommitted();
+    }
+
+    /** Like {@link LeakTest#assertNothingLeftBehind}, and the GPU memory used does not grow either. */
+    private static void assertNothingLeftBehindOnGpu(String what, Runnable step) {
+        for (int i = 0; i < 3; i++) {
+            step.run();
+        }
+        long before = gpuBytes(Device.gpu(0));
+        LeakTest.assertNothingLeftBehind(what, 0, LeakTest.STEPS, step);
+        long after = gpuBytes(Device.gpu(0));
+        System.out.printf("%s: gpu(0) memory used %.1f MB before, %.1f MB after%n", what, before / 1e6, after / 1e6);
+        // PyTorch's caching allocator keeps freed blocks: memory must not grow, not drop
+        assertTrue(after - before <= 4L << 20, what + ": GPU memory grew by " + (after - before) / 1e6 + " MB");
+    }
+
+    /** A step's batch of {@code n} random images on a CPU manager of its own, freed after {@code use}. */
+    private void withBatch(int n, java.util.function.Consumer<NDList> use) {
+        try (NDManager step = fixture().manager.newSubManager()) {
+            NDArray x = step.randomUniform(0, 1, new Shape(n, 1, 28, 28));
+            NDArray y = step.randomInteger(0, 10, new Shape(n), DataType.INT32).toType(DataType.FLOAT32, false);
+            use.accept(new NDList(x, y));
+        }
+    }
+
+    @Test
+    void stepsLeaveNothingBehindOnGpusNorInCopiesBetweenDevices() {
+        List<List<Device>> layouts = new ArrayList<>(List.of(List.of(Device.gpu(0), Device.gpu(0)),
+                List.of(Device.gpu(0), Device.cpu())));
+        if (Devices.gpuCount() >= 2) {
+            layouts.add(List.of(Device.gpu(0), Device.gpu(1)));
+        }
+        for (List<Device> devices : layouts) {
+            Optimizer momentum = Optimizer.sgd().setLearningRateTracker(Tracker.fixed(0.05f)).optMomentum(0.9f).build();
+            DataParallelTrainer ga = trainer(lenetOn(devices.get(0), null), devices, momentum, GradientAveraging.mean(),
+                    DataType.FLOAT32);
+            assertNothingLeftBehindOnGpu("gradient averaging on " + devices,
+                    () -> withBatch(16, b -> ga.trainStep(b.get(0), b.get(1))));
+            DataParallelTrainer pa = trainer(lenetOn(devices.get(0), null), devices, sgd(0.05f), ParameterAveraging.every(1),
+                    DataType.FLOAT32);
+            assertNothingLeftBehindOnGpu("parameter averaging on " + devices,
+                    () -> withBatch(16, b -> pa.trainStep(b.get(0), b.get(1))));
+            DataParallelTrainer half = trainer(lenetOn(devices.get(0), null), devices, sgd(0.05f), GradientAveraging.mean(),
+                    DataType.FLOAT16);
+            assertNothingLeftBehindOnGpu("FLOAT16 on " + devices,
+                    () -> withBatch(16, b -> half.trainStep(b.get(0), b.get(1))));
+            List<NDArray> params = LeNet.initParams(fixture().manager);
+            List<List<NDArray>> deviceParams = new ArrayList<>();
+            for (Device d : devices) {
+                deviceParams.add(FromScratch.getParams(params, d, fixture().manager));
+            }
+            Loss loss = Loss.softmaxCrossEntropyLoss();
+            assertNothingLeftBehindOnGpu("FromScratch.trainBatch on " + devices, () -> withBatch(16,
+                    b -> FromScratch.trainBatch(b.get(0), b.get(1), deviceParams, devices, 0.1f, loss, LeNet::lenet)));
+        }
+    }
+
+    @Test
+    void theFromScratchLessonsTrainingCodeRunsOnTheGpus() throws Exception {
+        try (LessonCode lesson = LessonCode.fromScratchTraining("Devices.of(2)", 64)) {
+            try {
+                assertNothingLeftBehindOnGpu("the from-scratch lesson's trainBatch on Devices.of(2)", () -> lesson.eval("step();"));
+                lesson.eval("if (deviceParams.get(0).get(0).sub(deviceParams.get(1).get(0).toDevice(devices.get(0), true))"
+                        + ".abs().max().getFloat() != 0f) throw new AssertionError(\"the lesson's copies differ\");");
+            } finally {
+                lesson.eval("manager.close();");
+            }
+        }
+    }
+
+    @Test
+    void theConciseLessonsResNetTrainsOnTheGpus() {
+        Block net = ResNet.resnet18(10, 1);
+        DataParallelTrainer t = fixture().closeLater(DataParallelTrainer.builder(net).setDevices(Devices.of(2))
+                .optInputShape(IMAGE).optLearningRate(0.1f).optProgress(false).build());
+        double first = Double.NaN;
+        double last = Double.NaN;
+        NDList b = fixture().batch(64);
+        for (int step = 0; step < 5; step++) {
+            DataParallelTrainer.StepResult r = t.trainStep(b.get(0), b.get(1));
+            last = r.lossSum() / r.examples();
+            first = step == 0 ? last : first;
+        }
+        System.out.printf("ResNet-18 on %s, 5 steps on one batch: loss %.3f -> %.3f%n", t.getDevices(), first, last);
+        assertTrue(last < first, "ResNet-18 did not fit one batch: " + first + " -> " + last);
+        assertReplicasBitIdentical(t);
+    }
+
+    @Test
+    void theHalfPrecisionLessonsFloat16TrainingRunsOnTheGpus() {
+        var data = TrainerFixture.quarters(fixture().manager, 256, 32, true);
+        DataParallelTrainer t = fixture().closeLater(DataParallelTrainer.builder(LeNet.block()).setDevices(Devices.of(2))
+                .optInputShape(IMAGE).optLearningRate(0.5f).optDataType(DataType.FLOAT16).optProgress(false).build());
+        List<EpochMetrics> h = t.fit(data, data, 5);
+        System.out.print(EpochMetrics.table(h));
+        assertTrue(h.get(4).trainLoss() < h.get(0).trainLoss() && h.get(4).testAccuracy() > 0.5, EpochMetrics.table(h));
+        assertEquals(DataType.FLOAT16, t.replica(1).get(t.getNet().getParameters().valueAt(0).getId()).getDataType());
+    }
+
+    @Test
+    void theParameterAveragingLessonsTrainingRunsOnTheGpus() {
+        var data = TrainerFixture.quarters(fixture().manager, 256, 16, true);
+        Optimizer opt = Optimizer.sgd().setLearningRateTracker(Tracker.fixed(0.05f)).optMomentum(0.9f).build();
+        DataParallelTrainer t = fixture().closeLater(DataParallelTrainer.builder(LeNet.dl4jExample())
+                .setDevices(Devices.of(2)).optInputShape(IMAGE).optOptimizer(opt).optSync(ParameterAveraging.every(3))
+                .optPrefetch(true).optProgress(false).build());
+        List<EpochMetrics> h = t.fit(data, data, 3);
+        System.out.print(EpochMetrics.table(h));
+        assertTrue(h.get(2).trainLoss() < h.get(0).trainLoss(), EpochMetrics.table(h));
+        assertReplicasBitIdentical(t);
+    }
+
+    @Test
+    void theBeyondOneMachineLessonsRingAllreduceSumsOnTheGpus() {
+        List<Device> devices = Devices.of(2);
+        List<NDArray> data = new ArrayList<>();
+        for (int i = 0; i < devices.size(); i++) {
+            data.add(fixture().closeLater(NDManager.newBaseManager(devices.get(i))).arange(10f).mul(i + 1));
+        }
+        FromScratch.Traffic t = FromScratch.ringAllreduce(data);
+        for (NDArray a : data) {
+            assertEquals(3 * 45f, a.sum().getFloat(), "every device holds the sum");
+        }
+        assertEquals(10, t.maxSent(), "2(k-1)/k of 10 elements per device");
+    }
+}
