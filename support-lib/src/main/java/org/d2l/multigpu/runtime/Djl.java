@@ -11,7 +11,8 @@ public final class Djl {
 
     /**
      * Configures DJL before its engine starts: no telemetry, offline when the natives are on the
-     * classpath, and quiet logging; safe to call any number of times.
+     * classpath, quiet logging, and freed tensor memory kept in the process
+     * ({@link NativeMemory#keepFreedMemory()}); safe to call any number of times.
      */
     public static void setup() {
         if (done) {
@@ -26,6 +27,7 @@ public final class Djl {
                 // A GPU build (mvn -Dgpu) has no natives: DJL must stay online to fetch CUDA ones.
                 setIfAbsent("ai.djl.offline", "true");
             }
+            NativeMemory.keepFreedMemory();
             done = true;
         }
     }
