@@ -7,7 +7,12 @@
 # "spark": parameter averaging on Spark local[2] against the in-process trainer with 2 virtual
 # replicas, averaging every 1 and 10 steps; examples/s and Spark's overhead per averaging round
 # (not part of "all"; e.g. BENCH_RESULTS=bench/RESULTS-spark.md bench/run.sh spark).
-# Usage: bench/run.sh [lenet|resnet18|averaging|precision|spark|all]   (extra options through BENCH_ARGS, e.g. "--rounds 5")
+# "peer": the same LeNet and ResNet-18 in PyTorch (Debian's python3-torch: sudo apt-get install python3-torch)
+# against DataParallelTrainer with 1 replica, DJL's Trainer + EasyTrain, and the trainer with glibc's default
+# malloc thresholds (before NativeMemory); 2 intra-op threads everywhere, batch 256, preloaded batches; ms/step
+# (median), examples/s, step-time ratios to PyTorch and page faults per step. Without torch it says so and runs the
+# Java side only. About 10 minutes on an idle 2-core machine (not part of "all").
+# Usage: bench/run.sh [lenet|resnet18|averaging|precision|spark|peer|all]   (extra options through BENCH_ARGS, e.g. "--rounds 5")
 # Writes the tables to $BENCH_RESULTS (default bench/RESULTS.md) as well as to the terminal.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -32,16 +37,31 @@ out=$(mktemp)
 {
   echo "# Benchmark results"
   echo
-  echo "Made by \`bench/run.sh $which\`. Targets (ResNet-18): 1 replica >= 0.98x and 2 virtual replicas >= 0.95x DJL's Trainer."
+  if [ "$which" = peer ]; then
+    echo "Made by \`bench/run.sh peer\`. Goal (issue 19): a LeNet step within 1.1x of PyTorch's, ResNet-18 no slower than before."
+  else
+    echo "Made by \`bench/run.sh $which\`. Targets (ResNet-18): 1 replica >= 0.98x and 2 virtual replicas >= 0.95x DJL's Trainer."
+  fi
   echo
   case "$which" in
     lenet|resnet18) run --model "$which" ;;
     averaging) run --suite averaging --model dl4j --batch 256 --steps 40 --warmup 5 ;;
     precision) run --suite precision --model lenet; echo; run --suite precision --model resnet18 ;;
     spark) run_spark ;;
+    peer)
+      python=${PEER_PYTHON:-/usr/bin/python3}
+      peer=(--python "$python")
+      if ! "$python" -c 'import torch' 2>/dev/null; then
+        peer=()
+        echo "PyTorch peer skipped: $python cannot import torch. Install Debian's PyTorch with"
+        echo "\`sudo apt-get install python3-torch\` (or point PEER_PYTHON at a python3 that has torch) and run again."
+        echo
+      fi
+      run --suite peer --model lenet --batch 256 --steps 30 --warmup 5 --rounds 3 "${peer[@]}"
+      echo; run --suite peer --model resnet18 --batch 256 --steps 3 --warmup 1 --rounds 2 --limit 1024 "${peer[@]}" ;;
     all) run --model lenet; echo; run --model resnet18; echo; run --suite averaging --model dl4j --batch 256 --steps 40 --warmup 5
       echo; run --suite precision --model lenet; echo; run --suite precision --model resnet18 ;;
-    *) echo "unknown benchmark '$which': use lenet, resnet18, averaging, precision, spark or all" >&2; exit 2 ;;
+    *) echo "unknown benchmark '$which': use lenet, resnet18, averaging, precision, spark, peer or all" >&2; exit 2 ;;
   esac
 } | tee "$out"
 results=${BENCH_RESULTS:-bench/RESULTS.md}

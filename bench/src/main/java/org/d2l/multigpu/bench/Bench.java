@@ -58,6 +58,13 @@ public final class Bench {
     static final List<String> CONFIGS = List.of("djl", "dp1", "dp2", "dp4");
     static final List<String> AVERAGING = List.of("ga2", "pa2f1", "pa2f3");
     static final List<String> PRECISION = List.of("fp32", "fp16");
+    /**
+     * The peer suite: PyTorch in Python, the trainer with 1 replica, DJL's Trainer, and the trainer with
+     * glibc's default allocator thresholds (what every run did before {@code NativeMemory}).
+     */
+    static final List<String> PEER = List.of("torch", "dp1", "djl", "dp1-glibc");
+    /** The PyTorch peer's script, run with {@code --python}, relative to the repository root. */
+    static final String PEER_SCRIPT = "bench/peer/peer.py";
     /** The examples of a full Fashion-MNIST epoch, to which the bytes synchronised are scaled. */
     static final int EPOCH = 60_000;
 
@@ -76,8 +83,8 @@ public final class Bench {
         Map<String, String> o = new LinkedHashMap<>();
         for (int i = 0; i < args.length; i++) {
             if (!args[i].startsWith("--") || i + 1 >= args.length) {
-                throw new IllegalArgumentException("usage: Bench [--suite trainers|averaging|precision] [--model lenet|dl4j|resnet18] [--batch N] "
-                        + "[--steps N] [--warmup N] [--rounds N] [--limit N]; got " + Arrays.toString(args));
+                throw new IllegalArgumentException("usage: Bench [--suite trainers|averaging|precision|peer] [--model lenet|dl4j|resnet18] [--batch N] "
+                        + "[--steps N] [--warmup N] [--rounds N] [--limit N] [--threads N] [--python PATH]; got " + Arrays.toString(args));
             }
             o.put(args[i].substring(2), args[++i]);
         }
@@ -94,28 +101,32 @@ public final class Bench {
         int rounds = Integer.parseInt(o.getOrDefault("rounds", "3"));
         int limit = Integer.parseInt(o.getOrDefault("limit", String.valueOf(batch * 4)));
         String suite = o.getOrDefault("suite", "trainers");
-        List<String> configs = suite.equals("averaging") ? AVERAGING : suite.equals("precision") ? PRECISION : CONFIGS;
+        String python = o.get("python");
+        String threads = o.get("threads");
+        List<String> configs = suite.equals("averaging") ? AVERAGING : suite.equals("precision") ? PRECISION
+                : suite.equals("peer") ? PEER.subList(python == null ? 1 : 0, PEER.size()) : CONFIGS;
+        if (suite.equals("peer") && threads == null) {
+            threads = "2";
+        }
         Map<String, List<double[]>> runs = new LinkedHashMap<>();
         configs.forEach(c -> runs.put(c, new ArrayList<>()));
         for (int r = 0; r < rounds; r++) {
             for (int j = 0; j < configs.size(); j++) {
                 String c = configs.get((j + r) % configs.size()); // rotate the order every round
-                double[] res = runChild(c, model, batch, steps, warmup, limit);
+                double[] res = runChild(c, model, batch, steps, warmup, limit, threads, python);
                 runs.get(c).add(res);
-                System.err.printf(Locale.ROOT, "round %d %-4s %9.1f examples/s  peak RSS %6.0f MB%n",
-                        r + 1, c, res[0], res[1] / 1024);
+                System.err.printf(Locale.ROOT, "round %d %-4s %9.1f examples/s  peak RSS %6.0f MB%s%n",
+                        r + 1, c, res[0], res[1] / 1024, suite.equals("peer") ? String.format(Locale.ROOT,
+                        "  %8.1f ms/step  %6.0f page faults/step", res[2], res[3]) : "");
             }
         }
-        System.out.println(report(model, batch, steps, warmup, rounds, limit, runs));
+        System.out.println(suite.equals("peer") ? PeerReport.table(model, batch, steps, warmup, rounds, limit, threads, runs)
+                : report(model, batch, steps, warmup, rounds, limit, runs));
     }
 
     static String report(String model, int batch, int steps, int warmup, int rounds, int limit,
             Map<String, List<double[]>> runs) throws IOException {
-        StringBuilder sb = new StringBuilder();
-        sb.append(String.format(Locale.ROOT, "### %s, global batch %d, %d timed steps after %d warm-up, "
-                + "%d interleaved rounds, DATASET_LIMIT %d%n%n", model, batch, steps, warmup, rounds, limit));
-        sb.append(String.format(Locale.ROOT, "Machine: %s, %d cores, JDK %s, %s%n%n", cpuModel(),
-                Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"), LocalDate.now()));
+        StringBuilder sb = new StringBuilder(heading(model, batch, steps, warmup, rounds, limit));
         String base = runs.keySet().iterator().next();
         boolean averaging = base.equals("ga2");
         String baseName = averaging ? "gradient averaging" : base.equals("fp32") ? "FLOAT32" : "DJL Trainer";
@@ -138,12 +149,24 @@ public final class Bench {
         return sb.toString();
     }
 
+    /** The heading of a table: the settings and the machine. */
+    static String heading(String model, int batch, int steps, int warmup, int rounds, int limit) throws IOException {
+        return String.format(Locale.ROOT, "### %s, global batch %d, %d timed steps after %d warm-up, "
+                + "%d interleaved rounds, DATASET_LIMIT %d%n%n", model, batch, steps, warmup, rounds, limit)
+                + String.format(Locale.ROOT, "Machine: %s, %d cores, JDK %s, %s%n%n", cpuModel(),
+                Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"), LocalDate.now());
+    }
+
     static String label(String config, int batch) {
         switch (config) {
             case "djl":
                 return "DJL Trainer + EasyTrain, 1 device";
             case "dp1":
                 return "DataParallelTrainer, 1 replica";
+            case "dp1-glibc":
+                return "DataParallelTrainer, 1 replica, glibc's default malloc thresholds (before)";
+            case "torch":
+                return "PyTorch (Python, Debian python3-torch)";
             case "fp32":
                 return "DataParallelTrainer, 1 replica, FLOAT32";
             case "fp16":
@@ -178,15 +201,31 @@ public final class Bench {
         return System.getProperty("os.arch");
     }
 
-    private static double[] runChild(String config, String model, int batch, int steps, int warmup, int limit)
-            throws IOException, InterruptedException {
-        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        List<String> cmd = List.of(java.toString(), "--enable-native-access=ALL-UNNAMED",
-                "-cp", System.getProperty("java.class.path"), Bench.class.getName(),
-                "--child", config, "--model", model, "--batch", String.valueOf(batch),
+    /**
+     * Runs one measurement in its own process: a JVM for the Java trainers (with {@code threads}
+     * intra-op threads when given), or {@code python} running the PyTorch peer for {@code torch}.
+     */
+    private static double[] runChild(String config, String model, int batch, int steps, int warmup, int limit,
+            String threads, String python) throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>();
+        List<String> settings = List.of("--model", model, "--batch", String.valueOf(batch),
                 "--steps", String.valueOf(steps), "--warmup", String.valueOf(warmup), "--limit", String.valueOf(limit));
+        if (config.equals("torch")) {
+            cmd.addAll(List.of(python, PEER_SCRIPT, "--config", config, "--threads", threads));
+        } else {
+            cmd.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                    "--enable-native-access=ALL-UNNAMED"));
+            if (threads != null) {
+                cmd.add("-Dai.djl.pytorch.num_threads=" + threads);
+            }
+            if (config.endsWith("-glibc")) {
+                cmd.add("-Dd2l.malloc.tuning=false");
+            }
+            cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), Bench.class.getName(), "--child", config));
+        }
+        cmd.addAll(settings);
         double[] f = measure(cmd, config);
-        return new double[] {f[0], f[1], f.length > 2 ? f[2] : 0};
+        return Arrays.copyOf(f, Math.max(f.length, 4));
     }
 
     /**
@@ -218,10 +257,13 @@ public final class Bench {
         return v;
     }
 
-    /** Measures one configuration in this JVM and prints {@code RESULT config examples/s peakRssKb}. */
+    /**
+     * Measures one configuration in this JVM and prints {@code RESULT config examples/s peakRssKb
+     * medianMsPerStep minorPageFaultsPerStep}.
+     */
     private static void child(Map<String, String> o) throws Exception {
         Djl.setup();
-        String config = o.get("child");
+        String config = o.get("child").replace("-glibc", "");
         String model = o.get("model");
         int batch = Integer.parseInt(o.get("batch"));
         int steps = Integer.parseInt(o.get("steps"));
@@ -279,13 +321,18 @@ public final class Bench {
             for (int i = 0; i < warmup; i++) {
                 run.step(batches.get(i % batches.size()));
             }
-            long t0 = System.nanoTime();
+            double[] ms = new double[steps];
+            long faults = minorFaults();
             for (int i = 0; i < steps; i++) {
+                long t0 = System.nanoTime();
                 run.step(batches.get((warmup + i) % batches.size()));
+                ms[i] = (System.nanoTime() - t0) / 1e6;
             }
-            double seconds = (System.nanoTime() - t0) / 1e9;
+            double perStep = (minorFaults() - faults) / (double) steps;
+            double seconds = Arrays.stream(ms).sum() / 1e3;
             resource.close();
-            System.out.printf(Locale.ROOT, "RESULT %s %.3f %d%n", config, steps * (double) batch / seconds, peakRssKb());
+            System.out.printf(Locale.ROOT, "RESULT %s %.3f %d %.3f %.0f%n", config, steps * (double) batch / seconds,
+                    peakRssKb(), median(ms), perStep);
         }
     }
 
@@ -343,6 +390,16 @@ public final class Bench {
             throw new IllegalArgumentException("DATASET_LIMIT " + limit + " gives no full batch of " + batch);
         }
         return out;
+    }
+
+    /** Minor page faults of this process so far (field 10 of /proc/self/stat), or 0 where there is none. */
+    static long minorFaults() throws IOException {
+        Path p = Path.of("/proc/self/stat");
+        if (!Files.exists(p)) {
+            return 0;
+        }
+        String s = Files.readString(p);
+        return Long.parseLong(s.substring(s.lastIndexOf(')') + 2).split(" ")[7]);
     }
 
     static long peakRssKb() throws IOException {
