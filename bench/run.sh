@@ -8,8 +8,8 @@
 # replicas, averaging every 1 and 10 steps; examples/s and Spark's overhead per averaging round
 # (not part of "all"; e.g. BENCH_RESULTS=bench/RESULTS-spark.md bench/run.sh spark).
 # "peer": the same LeNet and ResNet-18 in PyTorch (Debian's python3-torch: sudo apt-get install python3-torch)
-# against DataParallelTrainer with 1 replica, DJL's Trainer + EasyTrain, and the trainer with glibc's default
-# malloc thresholds (before NativeMemory); 2 intra-op threads everywhere, batch 256, preloaded batches; ms/step
+# against DataParallelTrainer with 1 replica, DJL's Trainer + EasyTrain, and the trainer without runtime.NativeMemory
+# (glibc defaults, as before); 2 intra-op threads everywhere, batch 256, preloaded batches; ms/step
 # (median), examples/s, step-time ratios to PyTorch and page faults per step. Without torch it says so and runs the
 # Java side only. About 10 minutes on an idle 2-core machine (not part of "all").
 # Usage: bench/run.sh [lenet|resnet18|averaging|precision|spark|peer|all]   (extra options through BENCH_ARGS, e.g. "--rounds 5")

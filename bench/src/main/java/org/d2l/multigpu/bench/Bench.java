@@ -49,8 +49,8 @@ import org.d2l.multigpu.runtime.Djl;
  * averaging at frequencies 1 and 3 against gradient averaging on 2 replicas with the same global
  * work per step and the bytes each synchronises per epoch (suite {@code averaging}), or of FLOAT16
  * training (float32 master weights, loss scaling) against FLOAT32 on 1 replica (suite
- * {@code precision}); every
- * measurement runs in its own JVM (so that peak RSS is its own) and the configurations are
+ * {@code precision}), or of the trainer and DJL's Trainer against PyTorch in Python in step time
+ * (suite {@code peer}, {@link PeerReport}); every measurement runs in its own process (so that peak RSS is its own) and the configurations are
  * interleaved round by round, so that a noisy machine slows them alike.
  */
 public final class Bench {
@@ -59,8 +59,8 @@ public final class Bench {
     static final List<String> AVERAGING = List.of("ga2", "pa2f1", "pa2f3");
     static final List<String> PRECISION = List.of("fp32", "fp16");
     /**
-     * The peer suite: PyTorch in Python, the trainer with 1 replica, DJL's Trainer, and the trainer with
-     * glibc's default allocator thresholds (what every run did before {@code NativeMemory}).
+     * The peer suite: PyTorch in Python, the trainer with 1 replica, DJL's Trainer, and the trainer
+     * without {@code NativeMemory}'s settings (glibc's defaults, what every run did before).
      */
     static final List<String> PEER = List.of("torch", "dp1", "djl", "dp1-glibc");
     /** The PyTorch peer's script, run with {@code --python}, relative to the repository root. */
@@ -164,7 +164,7 @@ public final class Bench {
             case "dp1":
                 return "DataParallelTrainer, 1 replica";
             case "dp1-glibc":
-                return "DataParallelTrainer, 1 replica, glibc's default malloc thresholds (before)";
+                return "DataParallelTrainer, 1 replica, without NativeMemory (before: glibc defaults, no huge pages)";
             case "torch":
                 return "PyTorch (Python, Debian python3-torch)";
             case "fp32":

@@ -11,8 +11,8 @@ public final class Djl {
 
     /**
      * Configures DJL before its engine starts: no telemetry, offline when the natives are on the
-     * classpath, quiet logging, and freed tensor memory kept in the process
-     * ({@link NativeMemory#keepFreedMemory()}); safe to call any number of times.
+     * classpath, quiet logging, freed tensor memory kept in the process and huge pages for large
+     * arrays ({@link NativeMemory}); safe to call any number of times.
      */
     public static void setup() {
         if (done) {
@@ -28,6 +28,7 @@ public final class Djl {
                 setIfAbsent("ai.djl.offline", "true");
             }
             NativeMemory.keepFreedMemory();
+            NativeMemory.hugePages(); // before the engine's first allocation, which reads it
             done = true;
         }
     }

@@ -1,5 +1,6 @@
 package org.d2l.multigpu.runtime;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -14,6 +15,15 @@ class NativeMemoryTest {
         Djl.setup();
         assertTrue(NativeMemory.isTuned(), "mallopt was not applied on this Linux system");
         assertTrue(NativeMemory.keepFreedMemory(), "a second call gives the first answer");
+    }
+
+    @Test
+    void djlSetupAsksLibtorchForHugePagesUnlessTheUserChose() {
+        assumeTrue(NativeMemory.enabled(), "not glibc, or switched off");
+        Djl.setup();
+        String user = System.getenv(NativeMemory.THP_VARIABLE);
+        assertEquals(user != null ? user : "1", NativeMemory.nativeGetenv(NativeMemory.THP_VARIABLE));
+        assertEquals(user == null || user.equals("1"), NativeMemory.hugePages());
     }
 
     @Test
