@@ -7,7 +7,8 @@
 # "spark": parameter averaging on Spark local[2] against the in-process trainer with 2 virtual
 # replicas, averaging every 1 and 10 steps; examples/s and Spark's overhead per averaging round
 # (not part of "all"; e.g. BENCH_RESULTS=bench/RESULTS-spark.md bench/run.sh spark).
-# "peer": the same LeNet and ResNet-18 in PyTorch (Debian's python3-torch: sudo apt-get install python3-torch)
+# "peer": the lessons' LeNet (ReLU), d2l's classic LeNet (sigmoid) and ResNet-18 in PyTorch (Debian's python3-torch:
+# sudo apt-get install python3-torch)
 # against DataParallelTrainer with 1 replica, DJL's Trainer + EasyTrain, and the trainer without runtime.NativeMemory
 # (glibc defaults, as before); 2 intra-op threads everywhere, batch 256, preloaded batches; ms/step
 # (median), examples/s, step-time ratios to PyTorch and page faults per step. Without torch it says so and runs the
@@ -58,6 +59,7 @@ out=$(mktemp)
         echo
       fi
       run --suite peer --model lenet --batch 256 --steps 30 --warmup 5 --rounds 3 "${peer[@]}"
+      echo; run --suite peer --model lenet-sigmoid --batch 256 --steps 30 --warmup 5 --rounds 3 "${peer[@]}"
       echo; run --suite peer --model resnet18 --batch 256 --steps 3 --warmup 1 --rounds 2 --limit 1024 "${peer[@]}" ;;
     all) run --model lenet; echo; run --model resnet18; echo; run --suite averaging --model dl4j --batch 256 --steps 40 --warmup 5
       echo; run --suite precision --model lenet; echo; run --suite precision --model resnet18 ;;

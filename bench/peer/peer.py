@@ -26,6 +26,14 @@ def lenet():
         nn.Flatten(), nn.Linear(800, 128), nn.ReLU(), nn.Linear(128, 10))
 
 
+def lenet_sigmoid():
+    """d2l's classic LeNet-5 with sigmoid (section 7.6; the bench's ClassicLeNet)."""
+    return nn.Sequential(
+        nn.Conv2d(1, 6, 5, padding=2), nn.Sigmoid(), nn.AvgPool2d(2, 2),
+        nn.Conv2d(6, 16, 5), nn.Sigmoid(), nn.AvgPool2d(2, 2),
+        nn.Flatten(), nn.Linear(400, 120), nn.Sigmoid(), nn.Linear(120, 84), nn.Sigmoid(), nn.Linear(84, 10))
+
+
 class Residual(nn.Module):
     def __init__(self, cin, cout, use_1x1=False, stride=1):
         super().__init__()
@@ -71,7 +79,7 @@ def batches(batch, limit):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("--model", default="lenet", choices=["lenet", "resnet18"])
+    p.add_argument("--model", default="lenet", choices=["lenet", "lenet-sigmoid", "resnet18"])
     p.add_argument("--batch", type=int, default=256)
     p.add_argument("--steps", type=int, default=30)
     p.add_argument("--warmup", type=int, default=5)
@@ -82,7 +90,7 @@ def main():
     a = p.parse_args()
     torch.set_num_threads(a.threads)
     torch.manual_seed(42)
-    net = lenet() if a.model == "lenet" else resnet18()
+    net = {"lenet": lenet, "lenet-sigmoid": lenet_sigmoid, "resnet18": resnet18}[a.model]()
     net.train()
     opt = torch.optim.SGD(net.parameters(), lr=a.lr)
     data = batches(a.batch, a.limit)

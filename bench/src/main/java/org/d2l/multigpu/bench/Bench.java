@@ -83,7 +83,7 @@ public final class Bench {
         Map<String, String> o = new LinkedHashMap<>();
         for (int i = 0; i < args.length; i++) {
             if (!args[i].startsWith("--") || i + 1 >= args.length) {
-                throw new IllegalArgumentException("usage: Bench [--suite trainers|averaging|precision|peer] [--model lenet|dl4j|resnet18] [--batch N] "
+                throw new IllegalArgumentException("usage: Bench [--suite trainers|averaging|precision|peer] [--model lenet|lenet-sigmoid|dl4j|resnet18] [--batch N] "
                         + "[--steps N] [--warmup N] [--rounds N] [--limit N] [--threads N] [--python PATH]; got " + Arrays.toString(args));
             }
             o.put(args[i].substring(2), args[++i]);
@@ -273,7 +273,8 @@ public final class Bench {
             manager.getEngine().setRandomSeed(42);
             List<NDList> batches = loadBatches(manager, batch, limit);
             Block net = model.equals("resnet18") ? ResNet.resnet18(10, 1)
-                    : model.equals("dl4j") ? Init.weights(LeNet.dl4jExample(), Init.xavier()) : LeNet.block();
+                    : model.equals("dl4j") ? Init.weights(LeNet.dl4jExample(), Init.xavier())
+                    : model.equals("lenet-sigmoid") ? ClassicLeNet.block() : LeNet.block();
             Shape input = new Shape(1, 1, 28, 28);
             float lr = 0.05f;
             StepRunner run;
