@@ -12,7 +12,7 @@
 # against DataParallelTrainer with 1 replica, DJL's Trainer + EasyTrain, and the trainer without runtime.NativeMemory
 # (glibc defaults, as before); 2 intra-op threads everywhere, batch 256, preloaded batches; ms/step
 # (median), examples/s, step-time ratios to PyTorch and page faults per step. Without torch it says so and runs the
-# Java side only. About 10 minutes on an idle 2-core machine (not part of "all").
+# Java side only. About 6 minutes on an idle 2-core machine (not part of "all").
 # Usage: bench/run.sh [lenet|resnet18|averaging|precision|spark|peer|all]   (extra options through BENCH_ARGS, e.g. "--rounds 5")
 # Writes the tables to $BENCH_RESULTS (default bench/RESULTS.md) as well as to the terminal.
 set -euo pipefail

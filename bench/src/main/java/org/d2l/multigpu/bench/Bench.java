@@ -50,8 +50,9 @@ import org.d2l.multigpu.runtime.Djl;
  * work per step and the bytes each synchronises per epoch (suite {@code averaging}), or of FLOAT16
  * training (float32 master weights, loss scaling) against FLOAT32 on 1 replica (suite
  * {@code precision}), or of the trainer and DJL's Trainer against PyTorch in Python in step time
- * (suite {@code peer}, {@link PeerReport}); every measurement runs in its own process (so that peak RSS is its own) and the configurations are
- * interleaved round by round, so that a noisy machine slows them alike.
+ * (suite {@code peer}, {@link PeerReport}); every measurement runs in its own process (so that peak
+ * RSS is its own) and the configurations are interleaved round by round, so that a noisy machine
+ * slows them alike.
  */
 public final class Bench {
 
@@ -115,7 +116,7 @@ public final class Bench {
                 String c = configs.get((j + r) % configs.size()); // rotate the order every round
                 double[] res = runChild(c, model, batch, steps, warmup, limit, threads, python);
                 runs.get(c).add(res);
-                System.err.printf(Locale.ROOT, "round %d %-4s %9.1f examples/s  peak RSS %6.0f MB%s%n",
+                System.err.printf(Locale.ROOT, "round %d %-9s %9.1f examples/s  peak RSS %6.0f MB%s%n",
                         r + 1, c, res[0], res[1] / 1024, suite.equals("peer") ? String.format(Locale.ROOT,
                         "  %8.1f ms/step  %6.0f page faults/step", res[2], res[3]) : "");
             }
