@@ -9,7 +9,13 @@
 # (not part of "all"; e.g. BENCH_RESULTS=bench/RESULTS-spark.md bench/run.sh spark).
 # "gpu": on a machine with an NVIDIA GPU (built with MVN_ARGS=-Dgpu), the trainer with 1 replica and with 2
 # replicas on one GPU against DJL's Trainer on that GPU, LeNet and ResNet-18 on random images (not in "all").
-# Usage: bench/run.sh [lenet|resnet18|averaging|precision|spark|gpu|all]   (extra options through BENCH_ARGS, e.g. "--rounds 5")
+# "peer": the lessons' LeNet (ReLU), d2l's classic LeNet (sigmoid) and ResNet-18 in PyTorch (Debian's python3-torch:
+# sudo apt-get install python3-torch)
+# against DataParallelTrainer with 1 replica, DJL's Trainer + EasyTrain, and the trainer without runtime.NativeMemory
+# (glibc defaults, as before); 2 intra-op threads everywhere, batch 256, preloaded batches; ms/step
+# (median), examples/s, step-time ratios to PyTorch and page faults per step. Without torch it says so and runs the
+# Java side only. About 6 minutes on an idle 2-core machine (not part of "all").
+# Usage: bench/run.sh [lenet|resnet18|averaging|precision|spark|gpu|peer|all]   (extra options through BENCH_ARGS, e.g. "--rounds 5")
 # Writes the tables to $BENCH_RESULTS (default bench/RESULTS.md) as well as to the terminal.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -34,17 +40,33 @@ out=$(mktemp)
 {
   echo "# Benchmark results"
   echo
-  echo "Made by \`bench/run.sh $which\`. Targets (ResNet-18): 1 replica >= 0.98x and 2 virtual replicas >= 0.95x DJL's Trainer."
+  if [ "$which" = peer ]; then
+    echo "Made by \`bench/run.sh peer\`. Goal (issue 19): a LeNet step within 1.1x of PyTorch's, ResNet-18 no slower than before."
+  else
+    echo "Made by \`bench/run.sh $which\`. Targets (ResNet-18): 1 replica >= 0.98x and 2 virtual replicas >= 0.95x DJL's Trainer."
+  fi
   echo
   case "$which" in
     lenet|resnet18) run --model "$which" ;;
     averaging) run --suite averaging --model dl4j --batch 256 --steps 40 --warmup 5 ;;
     precision) run --suite precision --model lenet; echo; run --suite precision --model resnet18 ;;
     spark) run_spark ;;
+    peer)
+      python=${PEER_PYTHON:-/usr/bin/python3}
+      peer=(--python "$python")
+      if ! "$python" -c 'import torch' 2>/dev/null; then
+        peer=()
+        echo "PyTorch peer skipped: $python cannot import torch. Install Debian's PyTorch with"
+        echo "\`sudo apt-get install python3-torch\` (or point PEER_PYTHON at a python3 that has torch) and run again."
+        echo
+      fi
+      run --suite peer --model lenet --batch 256 --steps 30 --warmup 5 --rounds 3 "${peer[@]}"
+      echo; run --suite peer --model lenet-sigmoid --batch 256 --steps 30 --warmup 5 --rounds 3 "${peer[@]}"
+      echo; run --suite peer --model resnet18 --batch 256 --steps 3 --warmup 1 --rounds 2 --limit 1024 "${peer[@]}" ;;
     gpu) run --suite gpu --model lenet --data random; echo; run --suite gpu --model resnet18 --batch 256 --data random ;;
     all) run --model lenet; echo; run --model resnet18; echo; run --suite averaging --model dl4j --batch 256 --steps 40 --warmup 5
       echo; run --suite precision --model lenet; echo; run --suite precision --model resnet18 ;;
-    *) echo "unknown benchmark '$which': use lenet, resnet18, averaging, precision, spark, gpu or all" >&2; exit 2 ;;
+    *) echo "unknown benchmark '$which': use lenet, resnet18, averaging, precision, spark, gpu, peer or all" >&2; exit 2 ;;
   esac
 } | tee "$out"
 results=${BENCH_RESULTS:-bench/RESULTS.md}

@@ -51,8 +51,9 @@ import org.d2l.multigpu.runtime.Djl;
  * work per step and the bytes each synchronises per epoch (suite {@code averaging}), or of FLOAT16
  * training (float32 master weights, loss scaling) against FLOAT32 on 1 replica (suite
  * {@code precision}), or on a GPU (suite {@code gpu}, {@code --device gpu}: the trainer with 1 replica
- * and with 2 replicas on one GPU against DJL's Trainer on that GPU); every
- * measurement runs in its own JVM (so that peak RSS is its own) and the configurations are
+ * and with 2 replicas on one GPU against DJL's Trainer on that GPU), or of the trainer and DJL's
+ * Trainer against PyTorch in Python in step time (suite {@code peer}, {@link PeerReport}); every
+ * measurement runs in its own process (so that peak RSS is its own) and the configurations are
  * interleaved round by round, so that a noisy machine slows them alike.
  */
 public final class Bench {
@@ -61,6 +62,13 @@ public final class Bench {
     static final List<String> AVERAGING = List.of("ga2", "pa2f1", "pa2f3");
     static final List<String> PRECISION = List.of("fp32", "fp16");
     static final List<String> GPU = List.of("djl", "dp1", "dp2");
+    /**
+     * The peer suite: PyTorch in Python, the trainer with 1 replica, DJL's Trainer, and the trainer
+     * without {@code NativeMemory}'s settings (glibc's defaults, what every run did before).
+     */
+    static final List<String> PEER = List.of("torch", "dp1", "djl", "dp1-glibc");
+    /** The PyTorch peer's script, run with {@code --python}, relative to the repository root. */
+    static final String PEER_SCRIPT = "bench/peer/peer.py";
     /** The examples of a full Fashion-MNIST epoch, to which the bytes synchronised are scaled. */
     static final int EPOCH = 60_000;
 
@@ -82,9 +90,10 @@ public final class Bench {
         Map<String, String> o = new LinkedHashMap<>();
         for (int i = 0; i < args.length; i++) {
             if (!args[i].startsWith("--") || i + 1 >= args.length) {
-                throw new IllegalArgumentException("usage: Bench [--suite trainers|averaging|precision|gpu] "
-                        + "[--model lenet|dl4j|resnet18] [--device cpu|gpu] [--data fashion|random] [--batch N] "
-                        + "[--steps N] [--warmup N] [--rounds N] [--limit N]; got " + Arrays.toString(args));
+                throw new IllegalArgumentException("usage: Bench [--suite trainers|averaging|precision|gpu|peer] "
+                        + "[--model lenet|lenet-sigmoid|dl4j|resnet18] [--device cpu|gpu] [--data fashion|random] "
+                        + "[--batch N] [--steps N] [--warmup N] [--rounds N] [--limit N] [--threads N] [--python PATH]; got "
+                        + Arrays.toString(args));
             }
             o.put(args[i].substring(2), args[++i]);
         }
@@ -101,8 +110,14 @@ public final class Bench {
         int rounds = Integer.parseInt(o.getOrDefault("rounds", "3"));
         int limit = Integer.parseInt(o.getOrDefault("limit", String.valueOf(batch * 4)));
         String suite = o.getOrDefault("suite", "trainers");
+        String python = o.get("python");
+        String threads = o.get("threads");
         List<String> configs = suite.equals("averaging") ? AVERAGING : suite.equals("precision") ? PRECISION
-                : suite.equals("gpu") ? GPU : CONFIGS;
+                : suite.equals("gpu") ? GPU : suite.equals("peer") ? PEER.subList(python == null ? 1 : 0, PEER.size())
+                : CONFIGS;
+        if (suite.equals("peer") && threads == null) {
+            threads = "2";
+        }
         // child options passed through: where to run and what data to feed
         o.putIfAbsent("device", suite.equals("gpu") ? "gpu" : "cpu");
         o.putIfAbsent("data", "fashion");
@@ -112,23 +127,20 @@ public final class Bench {
         for (int r = 0; r < rounds; r++) {
             for (int j = 0; j < configs.size(); j++) {
                 String c = configs.get((j + r) % configs.size()); // rotate the order every round
-                double[] res = runChild(c, model, batch, steps, warmup, limit);
+                double[] res = runChild(c, model, batch, steps, warmup, limit, threads, python);
                 runs.get(c).add(res);
-                System.err.printf(Locale.ROOT, "round %d %-4s %9.1f examples/s  peak RSS %6.0f MB%n",
-                        r + 1, c, res[0], res[1] / 1024);
+                System.err.printf(Locale.ROOT, "round %d %-9s %9.1f examples/s  peak RSS %6.0f MB%s%n",
+                        r + 1, c, res[0], res[1] / 1024, suite.equals("peer") ? String.format(Locale.ROOT,
+                        "  %8.1f ms/step  %6.0f page faults/step", res[2], res[3]) : "");
             }
         }
-        System.out.println(report(model, batch, steps, warmup, rounds, limit, runs));
+        System.out.println(suite.equals("peer") ? PeerReport.table(model, batch, steps, warmup, rounds, limit, threads, runs)
+                : report(model, batch, steps, warmup, rounds, limit, runs));
     }
 
     static String report(String model, int batch, int steps, int warmup, int rounds, int limit,
             Map<String, List<double[]>> runs) throws IOException {
-        StringBuilder sb = new StringBuilder();
-        sb.append(String.format(Locale.ROOT, "### %s, global batch %d, %d timed steps after %d warm-up, "
-                + "%d interleaved rounds, DATASET_LIMIT %d%n%n", model, batch, steps, warmup, rounds, limit));
-        sb.append(String.format(Locale.ROOT, "Machine: %s, %d cores, JDK %s, %s%s%n%n", cpuModel(),
-                Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"), LocalDate.now(),
-                extra.contains("gpu") ? ", " + gpuName() + (extra.contains("random") ? ", random images" : "") : ""));
+        StringBuilder sb = new StringBuilder(heading(model, batch, steps, warmup, rounds, limit));
         String base = runs.keySet().iterator().next();
         boolean averaging = base.equals("ga2");
         String baseName = averaging ? "gradient averaging" : base.equals("fp32") ? "FLOAT32" : "DJL Trainer";
@@ -151,6 +163,15 @@ public final class Bench {
         return sb.toString();
     }
 
+    /** The heading of a table: the settings and the machine. */
+    static String heading(String model, int batch, int steps, int warmup, int rounds, int limit) throws IOException {
+        return String.format(Locale.ROOT, "### %s, global batch %d, %d timed steps after %d warm-up, "
+                + "%d interleaved rounds, DATASET_LIMIT %d%n%n", model, batch, steps, warmup, rounds, limit)
+                + String.format(Locale.ROOT, "Machine: %s, %d cores, JDK %s, %s%s%n%n", cpuModel(),
+                Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"), LocalDate.now(),
+                extra.contains("gpu") ? ", " + gpuName() + (extra.contains("random") ? ", random images" : "") : "");
+    }
+
     static String label(String config, int batch) {
         if (extra.contains("gpu")) {
             switch (config) {
@@ -167,6 +188,10 @@ public final class Bench {
                 return "DJL Trainer + EasyTrain, 1 device";
             case "dp1":
                 return "DataParallelTrainer, 1 replica";
+            case "dp1-glibc":
+                return "DataParallelTrainer, 1 replica, without NativeMemory (before: glibc defaults, no huge pages)";
+            case "torch":
+                return "PyTorch (Python, Debian python3-torch)";
             case "fp32":
                 return "DataParallelTrainer, 1 replica, FLOAT32";
             case "fp16":
@@ -201,16 +226,32 @@ public final class Bench {
         return System.getProperty("os.arch");
     }
 
-    private static double[] runChild(String config, String model, int batch, int steps, int warmup, int limit)
-            throws IOException, InterruptedException {
-        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        List<String> cmd = new ArrayList<>(List.of(java.toString(), "--enable-native-access=ALL-UNNAMED",
-                "-cp", System.getProperty("java.class.path"), Bench.class.getName(),
-                "--child", config, "--model", model, "--batch", String.valueOf(batch),
-                "--steps", String.valueOf(steps), "--warmup", String.valueOf(warmup), "--limit", String.valueOf(limit)));
-        cmd.addAll(extra);
+    /**
+     * Runs one measurement in its own process: a JVM for the Java trainers (with {@code threads}
+     * intra-op threads when given), or {@code python} running the PyTorch peer for {@code torch}.
+     */
+    private static double[] runChild(String config, String model, int batch, int steps, int warmup, int limit,
+            String threads, String python) throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>();
+        List<String> settings = List.of("--model", model, "--batch", String.valueOf(batch),
+                "--steps", String.valueOf(steps), "--warmup", String.valueOf(warmup), "--limit", String.valueOf(limit));
+        if (config.equals("torch")) {
+            cmd.addAll(List.of(python, PEER_SCRIPT, "--config", config, "--threads", threads));
+        } else {
+            cmd.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                    "--enable-native-access=ALL-UNNAMED"));
+            if (threads != null) {
+                cmd.add("-Dai.djl.pytorch.num_threads=" + threads);
+            }
+            if (config.endsWith("-glibc")) {
+                cmd.add("-Dd2l.malloc.tuning=false");
+            }
+            cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), Bench.class.getName(), "--child", config));
+            cmd.addAll(extra);
+        }
+        cmd.addAll(settings);
         double[] f = measure(cmd, config);
-        return new double[] {f[0], f[1], f.length > 2 ? f[2] : 0};
+        return Arrays.copyOf(f, Math.max(f.length, 4));
     }
 
     /**
@@ -242,10 +283,13 @@ public final class Bench {
         return v;
     }
 
-    /** Measures one configuration in this JVM and prints {@code RESULT config examples/s peakRssKb}. */
+    /**
+     * Measures one configuration in this JVM and prints {@code RESULT config examples/s peakRssKb
+     * medianMsPerStep minorPageFaultsPerStep}.
+     */
     private static void child(Map<String, String> o) throws Exception {
         Djl.setup();
-        String config = o.get("child");
+        String config = o.get("child").replace("-glibc", "");
         String model = o.get("model");
         int batch = Integer.parseInt(o.get("batch"));
         int steps = Integer.parseInt(o.get("steps"));
@@ -262,7 +306,8 @@ public final class Bench {
             List<NDList> batches = "random".equals(o.get("data")) ? randomBatches(manager, batch, limit)
                     : loadBatches(manager, batch, limit);
             Block net = model.equals("resnet18") ? ResNet.resnet18(10, 1)
-                    : model.equals("dl4j") ? Init.weights(LeNet.dl4jExample(), Init.xavier()) : LeNet.block();
+                    : model.equals("dl4j") ? Init.weights(LeNet.dl4jExample(), Init.xavier())
+                    : model.equals("lenet-sigmoid") ? ClassicLeNet.block() : LeNet.block();
             Shape input = new Shape(1, 1, 28, 28);
             float lr = 0.05f;
             StepRunner run;
@@ -310,14 +355,19 @@ public final class Bench {
             for (int i = 0; i < warmup; i++) {
                 run.step(batches.get(i % batches.size()));
             }
-            long t0 = System.nanoTime();
+            double[] ms = new double[steps];
+            long faults = minorFaults();
             for (int i = 0; i < steps; i++) {
+                long t0 = System.nanoTime();
                 run.step(batches.get((warmup + i) % batches.size()));
+                ms[i] = (System.nanoTime() - t0) / 1e6;
             }
             net.getParameters().valueAt(0).getArray().sum().getFloat(); // waits for the GPU's queued work
-            double seconds = (System.nanoTime() - t0) / 1e9;
+            double perStep = (minorFaults() - faults) / (double) steps;
+            double seconds = Arrays.stream(ms).sum() / 1e3;
             resource.close();
-            System.out.printf(Locale.ROOT, "RESULT %s %.3f %d%n", config, steps * (double) batch / seconds, peakRssKb());
+            System.out.printf(Locale.ROOT, "RESULT %s %.3f %d %.3f %.0f%n", config, steps * (double) batch / seconds,
+                    peakRssKb(), median(ms), perStep);
         }
     }
 
@@ -396,6 +446,16 @@ public final class Bench {
         } catch (IOException | InterruptedException e) {
             return "GPU";
         }
+    }
+
+    /** Minor page faults of this process so far (field 10 of /proc/self/stat), or 0 where there is none. */
+    static long minorFaults() throws IOException {
+        Path p = Path.of("/proc/self/stat");
+        if (!Files.exists(p)) {
+            return 0;
+        }
+        String s = Files.readString(p);
+        return Long.parseLong(s.substring(s.lastIndexOf(')') + 2).split(" ")[7]);
     }
 
     static long peakRssKb() throws IOException {

@@ -224,13 +224,20 @@ public final class DataParallelTrainer implements AutoCloseable {
         synchronized (COLLECTING) {
             try (GradientCollector gc = Engine.getInstance().newGradientCollector()) {
                 workers.runEach(active, r -> {
-                    NDArray yHat = precision.output(
-                            net.forward(precision.replicas().get(r), new NDList(precision.input(xs.get(r))), true).head(), r);
-                    NDArray l = loss.evaluate(new NDList(ys.get(r)), new NDList(yHat));
                     long ni = xs.get(r).getShape().get(0);
-                    gc.backward(l.mul(sync.lossWeight(ni, n, devices.size()) * precision.lossFactor()));
-                    lossSum[r] = l.getFloat() * ni;
-                    correct[r] = Accuracy.accuracy(yHat, ys.get(r));
+                    NDList out; // output, loss, weighted loss; the forward pass's other arrays go before the
+                    // backward pass, as in Python: autograd frees what it keeps as it goes (lower memory peak)
+                    try (NDManager forward = step.newSubManager()) {
+                        forward.tempAttachAll(xs.get(r));
+                        NDArray yHat = precision.output(net.forward(precision.replicas().get(r),
+                                new NDList(precision.input(xs.get(r))), true).head(), r);
+                        NDArray l = loss.evaluate(new NDList(ys.get(r)), new NDList(yHat));
+                        out = new NDList(yHat, l, l.mul(sync.lossWeight(ni, n, devices.size()) * precision.lossFactor()));
+                        out.attach(step);
+                    }
+                    gc.backward(out.get(2));
+                    lossSum[r] = out.get(1).getFloat() * ni;
+                    correct[r] = Accuracy.accuracy(out.get(0), ys.get(r));
                 });
             } catch (RuntimeException ex) {
                 rollback.undo();

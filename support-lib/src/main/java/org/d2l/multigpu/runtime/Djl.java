@@ -11,7 +11,8 @@ public final class Djl {
 
     /**
      * Configures DJL before its engine starts: no telemetry, offline when the natives are on the
-     * classpath, and quiet logging; safe to call any number of times.
+     * classpath, quiet logging, freed tensor memory kept in the process and huge pages for large
+     * arrays ({@link NativeMemory}); safe to call any number of times.
      */
     public static void setup() {
         if (done) {
@@ -26,6 +27,8 @@ public final class Djl {
                 // A GPU build (mvn -Dgpu) has no natives: DJL must stay online to fetch CUDA ones.
                 setIfAbsent("ai.djl.offline", "true");
             }
+            NativeMemory.keepFreedMemory();
+            NativeMemory.hugePages(); // before the engine's first allocation, which reads it
             done = true;
         }
     }
