@@ -26,6 +26,7 @@ import org.d2l.multigpu.devices.ReplicaStore;
 import org.d2l.multigpu.eval.Accuracy;
 import org.d2l.multigpu.models.Init;
 import org.d2l.multigpu.precision.LossScale;
+import org.d2l.multigpu.precision.ParameterBytes;
 import org.d2l.multigpu.precision.PrecisionPolicy;
 import org.d2l.multigpu.runtime.Djl;
 import org.d2l.multigpu.runtime.NoGrad;
@@ -55,7 +56,10 @@ public final class DataParallelTrainer implements AutoCloseable {
     private final boolean progress;
     private final boolean prefetch;
     private final NDManager manager;
-    /** The float32 parameters the rule updates, one store per replica; replica 0's are the block's own arrays. */
+    /**
+     * The parameters the rule updates, one store per replica: float32, replica 0's being the block's own
+     * arrays, or in pure float16 the float16 weights themselves.
+     */
     private final Replicas masters;
     /** How the replicas compute (FLOAT32 on the masters, or FLOAT16 copies of them). */
     private final PrecisionPolicy precision;
@@ -92,12 +96,8 @@ public final class DataParallelTrainer implements AutoCloseable {
             }
             params.add(p.getValue());
         }
-        List<ReplicaStore> stores = new ArrayList<>(List.of(ReplicaStore.of(net, manager)));
-        for (int i = 1; i < devices.size(); i++) {
-            stores.add(ReplicaStore.copyOf(net, devices.get(i), manager, true));
-        }
-        masters = new Replicas(stores, params);
-        precision = PrecisionPolicy.create(s.dataType, s.lossScaler, net, stores, params, manager);
+        precision = PrecisionPolicy.create(s.dataType, s.masterWeights, s.lossScaler, net, devices, params, manager);
+        masters = new Replicas(precision.masters(), params);
         workers = new ReplicaWorkers(devices, s.concurrent != null ? s.concurrent
                 : devices.size() > 1 && !Devices.hasVirtualReplicas(devices));
     }
@@ -122,7 +122,7 @@ public final class DataParallelTrainer implements AutoCloseable {
         return precision.replicas().get(i);
     }
 
-    /** Replica {@code i}'s float32 master (the same store as {@link #replica} in FLOAT32), for tests. */
+    /** Replica {@code i}'s master, the store the rule updates (the same as {@link #replica} in FLOAT32), for tests. */
     ReplicaStore master(int i) {
         return masters.get(i);
     }
@@ -142,9 +142,23 @@ public final class DataParallelTrainer implements AutoCloseable {
         return precision.dataType();
     }
 
-    /** The running loss scale of FLOAT16 training (current scale, skipped steps), or null in FLOAT32. */
+    /** The running loss scale of FLOAT16 training (current scale, skipped steps), or null without loss scaling. */
     public LossScale getLossScale() {
         return precision.lossScale();
+    }
+
+    /** How the replicas compute, in words (FLOAT32, FLOAT16 with float32 master weights, or pure FLOAT16). */
+    public String describePrecision() {
+        return precision.describe();
+    }
+
+    /**
+     * The bytes of this trainer's parameters, gradients, master weights and optimizer state over all
+     * replicas, measured from the arrays, and the bytes its rule synchronised in the last step.
+     */
+    public ParameterBytes parameterBytes() {
+        return ParameterBytes.of(precision.replicas(), precision.masters(), masters.parameters(),
+                OptimizerState.of(optimizer).bytes(), tally.lastSyncBytes);
     }
 
     /**

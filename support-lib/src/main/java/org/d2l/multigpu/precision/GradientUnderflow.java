@@ -10,7 +10,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import org.d2l.multigpu.plot.LinePlot;
 import tech.tablesaw.api.DoubleColumn;
 import tech.tablesaw.api.StringColumn;
 import tech.tablesaw.api.Table;
@@ -141,7 +140,8 @@ public final class GradientUnderflow {
     /**
      * The histogram of log10 |float32 gradient| (non-zero elements, bins of a quarter decade) at each
      * measured scale, as rows (series, log10 |gradient|, count), with float16's smallest subnormal and
-     * smallest normal number as vertical lines of two rows each.
+     * smallest normal number as vertical lines of two rows each: for
+     * {@code LinePlot.of(histogram(), "log10 |gradient|", "elements", "series")}.
      */
     public Table histogram() {
         StringColumn series = StringColumn.create("series");
@@ -171,12 +171,6 @@ public final class GradientUnderflow {
             }
         }
         return Table.create("gradient magnitudes", series, x, count);
-    }
-
-    /** The histogram as a line plot, one line per scale and the two float16 limits as vertical lines. */
-    public LinePlot plot() {
-        return LinePlot.of(histogram(), "log10 |gradient|", "elements", "series")
-                .title("Gradient magnitudes of one minibatch against float16's limits");
     }
 
     /** A scale as a power of two when it is one ("2^16"), else as a number. */

@@ -19,8 +19,8 @@ import org.d2l.multigpu.runtime.NoGrad;
 /**
  * The gradients of one minibatch's loss with respect to a block's trained parameters, computed on a
  * copy of the parameters (the block's own arrays and gradients are left alone), in float32 or, as
- * mixed-precision training computes them, in float16 with the loss taken in float32 and multiplied by
- * a loss scale.
+ * the trainer's FLOAT16 replicas compute them, in float16 with the loss taken in float32 and
+ * multiplied by a loss scale.
  */
 final class Gradients {
 
@@ -40,8 +40,8 @@ final class Gradients {
         try (NoGrad g = NoGrad.scope(); NDManager tmp = into.newSubManager(x.getDevice())) {
             // Everything computed from x and y goes to tmp and is freed with it; x and y go back.
             tmp.tempAttachAll(x, y);
-            ReplicaStore copy = ReplicaStore.copyOf(net, x.getDevice(), tmp, true,
-                    type == DataType.FLOAT16 ? DataType.FLOAT16 : null);
+            ReplicaStore copy = type == DataType.FLOAT16 ? Float16Policy.computeCopy(net, x.getDevice(), tmp, true)
+                    : ReplicaStore.copyOf(net, x.getDevice(), tmp, true);
             try (GradientCollector gc = Engine.getInstance().newGradientCollector()) {
                 NDArray in = type == DataType.FLOAT16 ? x.toType(DataType.FLOAT16, true) : x;
                 NDArray out = net.forward(copy, new NDList(in), true).head();
