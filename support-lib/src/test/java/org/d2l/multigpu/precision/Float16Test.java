@@ -30,4 +30,14 @@ class Float16Test {
             assertArrayEquals(new float[] {0f, 0.099975586f, 1f, Float.POSITIVE_INFINITY}, r, 0f);
         }
     }
+
+    @Test
+    void theCpuIsSaidToConvertOnlyUnlessItHasFloat16Arithmetic() {
+        String amd = "model name\t: AMD EPYC\nflags\t\t: fpu fma f16c avx2\n";
+        assertEquals("AMD EPYC: float16 conversion only (f16c), no float16 arithmetic", Float16.cpuSupport(amd));
+        String spr = "model name\t: Xeon\nflags\t\t: f16c avx512f avx512_fp16 amx_tile amx_fp16\n";
+        assertEquals("Xeon: float16 arithmetic (avx512_fp16, amx_fp16)", Float16.cpuSupport(spr));
+        assertEquals("this CPU: no float16 instructions (neither conversion nor arithmetic)",
+                Float16.cpuSupport("flags : sse2\n"));
+    }
 }
