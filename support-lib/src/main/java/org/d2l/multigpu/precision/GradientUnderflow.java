@@ -111,6 +111,15 @@ public final class GradientUnderflow {
         return elements;
     }
 
+    /** The largest magnitude of a float32 gradient element. */
+    public double largest() {
+        double max = Double.NEGATIVE_INFINITY;
+        for (float m : magnitudes) {
+            max = Math.max(max, m);
+        }
+        return magnitudes.length == 0 ? 0 : Math.pow(10, max);
+    }
+
     /** The number of gradient elements that are non-zero in float32. */
     public long nonZero() {
         return nonZero;
@@ -139,8 +148,8 @@ public final class GradientUnderflow {
 
     /**
      * The histogram of log10 |float32 gradient| (non-zero elements, bins of a quarter decade) at each
-     * measured scale, as rows (series, log10 |gradient|, count), with float16's smallest subnormal and
-     * smallest normal number as vertical lines of two rows each: for
+     * measured scale, as rows (series, log10 |gradient|, count), with float16's smallest subnormal,
+     * smallest normal and largest number as vertical lines of two rows each: for
      * {@code LinePlot.of(histogram(), "log10 |gradient|", "elements", "series")}.
      */
     public Table histogram() {
@@ -162,8 +171,11 @@ public final class GradientUnderflow {
                 top = Math.max(top, b.getValue());
             }
         }
-        for (Map.Entry<String, Float> line : Map.of("float16 smallest subnormal (6.0e-8)", Float16.SMALLEST_SUBNORMAL,
-                "float16 smallest normal (6.1e-5)", Float16.SMALLEST_NORMAL).entrySet()) {
+        Map<String, Float> limits = new LinkedHashMap<>();
+        limits.put("float16 smallest subnormal (6.0e-8)", Float16.SMALLEST_SUBNORMAL);
+        limits.put("float16 smallest normal (6.1e-5)", Float16.SMALLEST_NORMAL);
+        limits.put("float16 largest (65504)", Float16.MAX);
+        for (Map.Entry<String, Float> line : limits.entrySet()) {
             for (double y : new double[] {0, top}) {
                 series.append(line.getKey());
                 x.append(Math.log10(line.getValue()));

@@ -46,9 +46,13 @@ public final class LossScaleTrace {
         return steps.isEmpty() ? Float.NaN : steps.get(i).scale();
     }
 
-    /** The mean training loss of the {@code n} steps taken from index {@code from} on (skipped steps left out), NaN if none. */
+    /**
+     * The mean training loss of the {@code n} steps from index {@code from} on (skipped steps left out;
+     * indices outside the trace are dropped), NaN if none.
+     */
     public double meanLoss(int from, int n) {
-        return steps.subList(Math.min(from, steps.size()), Math.min(from + n, steps.size())).stream()
+        int start = Math.max(0, Math.min(from, steps.size()));
+        return steps.subList(start, Math.max(start, Math.min(from + n, steps.size()))).stream()
                 .filter(s -> !s.skipped()).mapToDouble(Step::loss).average().orElse(Double.NaN);
     }
 

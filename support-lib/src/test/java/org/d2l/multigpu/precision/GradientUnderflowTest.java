@@ -32,6 +32,7 @@ class GradientUnderflowTest {
             assertEquals(2 / 3.0, u.subnormalFraction(1f), 1e-12);
             assertEquals(0, u.flushedFraction(65536f));
             assertEquals(0, u.subnormalFraction(65536f));
+            assertEquals(1e-5, u.largest(), 1e-10);
             assertTrue(u.toString().contains("2^16"), u.toString());
             // the block's own weights are untouched
             assertArrayEquals(new float[] {0, 0, 0}, net.getParameters().get(0).getValue().getArray().toFloatArray());
@@ -55,6 +56,8 @@ class GradientUnderflowTest {
                     .doubleColumn("elements").sum();
             assertEquals(u.nonZero(), atOne, 0.0);
             assertEquals(2, h.where(h.stringColumn("series").startsWith("float16 smallest normal")).rowCount());
+            assertEquals(Math.log10(65504), h.where(h.stringColumn("series").startsWith("float16 largest"))
+                    .doubleColumn("log10 |gradient|").get(0), 1e-6);
             assertThrows(IllegalArgumentException.class, () -> u.flushedFraction(2f));
         }
     }

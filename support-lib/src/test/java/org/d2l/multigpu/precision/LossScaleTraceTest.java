@@ -26,6 +26,8 @@ class LossScaleTraceTest {
         assertEquals(2.0 - 0.05 * 2, t.meanLoss(2, 5), 1e-12);
         assertTrue(t.meanLoss(22, 10) < t.meanLoss(2, 10));
         assertEquals(2.0, t.meanLoss(0, 3), 1e-12, "skipped steps carry no loss");
+        assertEquals(2.0, t.meanLoss(-8, 11), 1e-12, "indices before the first step are dropped");
+        assertTrue(Double.isNaN(t.meanLoss(40, 10)), "no steps: no mean");
     }
 
     @Test
