@@ -5,7 +5,6 @@ import ai.djl.engine.Engine;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.DataType;
-import ai.djl.ndarray.types.Shape;
 import ai.djl.nn.Block;
 import ai.djl.nn.Parameter;
 import ai.djl.nn.norm.BatchNorm;
@@ -33,16 +32,28 @@ import org.d2l.multigpu.devices.ReplicaStore;
  * worker could not keep without losing small updates. A step is skipped on every replica when any
  * replica's gradient holds an infinity or NaN, found with one reduction to a single number per step.
  */
-final class Float16Policy implements PrecisionPolicy {
+final class Float16Policy extends Float16Replicas {
 
     private final List<ReplicaStore> masters;
     private final List<Parameter> params;
     private final LossScale scale;
-    private final List<ReplicaStore> replicas = new ArrayList<>();
-    private final List<NDArray> float32Ones = new ArrayList<>();
 
     /** Float32 masters of {@code net}'s float32 parameters and float16 copies of them on each of {@code devices}. */
     Float16Policy(Block net, List<Device> devices, List<Parameter> params, NDManager manager, LossScaler scaler) {
+        this(float32Masters(net, devices, manager), net, params, manager, scaler);
+    }
+
+    private Float16Policy(List<ReplicaStore> masters, Block net, List<Parameter> params, NDManager manager,
+            LossScaler scaler) {
+        super(masters.stream().map(m -> computeCopy(net, m.device(), manager, true)).toList(), manager);
+        this.masters = masters;
+        this.params = params;
+        this.scale = scaler.start();
+        allocateGradients(manager);
+    }
+
+    /** The float32 masters: the block's own arrays on the first device, copies on the others; checks they are float32. */
+    private static List<ReplicaStore> float32Masters(Block net, List<Device> devices, NDManager manager) {
         for (var p : net.getParameters()) {
             DataType t = p.getValue().getArray().getDataType();
             if (t != DataType.FLOAT32) {
@@ -51,14 +62,7 @@ final class Float16Policy implements PrecisionPolicy {
                         + ": initialise the block in DataType.FLOAT32.");
             }
         }
-        this.masters = Float32Policy.float32Stores(net, devices, manager);
-        this.params = params;
-        this.scale = scaler.start();
-        for (ReplicaStore m : masters) {
-            replicas.add(computeCopy(net, m.device(), manager, true));
-            float32Ones.add(manager.ones(new Shape(1), DataType.FLOAT32, m.device()));
-        }
-        allocateGradients(manager);
+        return Float32Policy.float32Stores(net, devices, manager);
     }
 
     /**
@@ -129,37 +133,13 @@ final class Float16Policy implements PrecisionPolicy {
     }
 
     @Override
-    public DataType dataType() {
-        return DataType.FLOAT16;
-    }
-
-    @Override
     public String describe() {
         return "FLOAT16 with float32 master weights and loss scaling";
     }
 
     @Override
-    public List<ReplicaStore> replicas() {
-        return replicas;
-    }
-
-    @Override
     public List<ReplicaStore> masters() {
         return masters;
-    }
-
-    @Override
-    public NDArray input(NDArray x) {
-        return x.toType(DataType.FLOAT16, false);
-    }
-
-    /**
-     * {@code toType} is not differentiable in DJL, a product with a float32 one is (PyTorch promotes
-     * the type, and the backward pass casts the gradient back to float16).
-     */
-    @Override
-    public NDArray output(NDArray yHat, int replica) {
-        return yHat.mul(float32Ones.get(replica));
     }
 
     @Override

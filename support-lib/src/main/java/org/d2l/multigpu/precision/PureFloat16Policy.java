@@ -1,10 +1,8 @@
 package org.d2l.multigpu.precision;
 
 import ai.djl.Device;
-import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.DataType;
-import ai.djl.ndarray.types.Shape;
 import ai.djl.nn.Block;
 import ai.djl.nn.Parameter;
 import ai.djl.util.Pair;
@@ -19,28 +17,18 @@ import org.d2l.multigpu.devices.ReplicaStore;
  * every step replica 0's weights are widened into the block's own float32 arrays, on which the test
  * accuracy is evaluated (the same values, computed in float32).
  */
-final class PureFloat16Policy implements PrecisionPolicy {
+final class PureFloat16Policy extends Float16Replicas {
 
     private final ReplicaStore own;
     private final List<Parameter> params = new ArrayList<>();
-    private final List<ReplicaStore> replicas = new ArrayList<>();
-    private final List<NDArray> float32Ones = new ArrayList<>();
 
     /** Float16 copies of {@code net}'s parameters on each of {@code devices}, held by {@code manager}. */
     PureFloat16Policy(Block net, List<Device> devices, NDManager manager) {
+        super(devices.stream().map(d -> ReplicaStore.copyOf(net, d, manager, true, DataType.FLOAT16)).toList(), manager);
         own = ReplicaStore.of(net, manager);
         for (Pair<String, Parameter> p : net.getParameters()) {
             params.add(p.getValue());
         }
-        for (Device d : devices) {
-            replicas.add(ReplicaStore.copyOf(net, d, manager, true, DataType.FLOAT16));
-            float32Ones.add(manager.ones(new Shape(1), DataType.FLOAT32, d));
-        }
-    }
-
-    @Override
-    public DataType dataType() {
-        return DataType.FLOAT16;
     }
 
     @Override
@@ -49,24 +37,8 @@ final class PureFloat16Policy implements PrecisionPolicy {
     }
 
     @Override
-    public List<ReplicaStore> replicas() {
-        return replicas;
-    }
-
-    @Override
     public List<ReplicaStore> masters() {
         return replicas;
-    }
-
-    @Override
-    public NDArray input(NDArray x) {
-        return x.toType(DataType.FLOAT16, false);
-    }
-
-    /** The loss is taken in float32 as in FLOAT16 with masters, through a differentiable product with a float32 one. */
-    @Override
-    public NDArray output(NDArray yHat, int replica) {
-        return yHat.mul(float32Ones.get(replica));
     }
 
     @Override

@@ -7,11 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
-import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
 import ai.djl.nn.Block;
 import ai.djl.training.loss.Loss;
-import org.d2l.multigpu.models.LeNet;
 import org.junit.jupiter.api.Test;
 import tech.tablesaw.api.Table;
 
@@ -42,11 +40,10 @@ class GradientUnderflowTest {
     @Test
     void onLeNetScalingTheLossFlushesFewerElementsAndTheHistogramCountsEveryNonZeroElement() {
         try (NDManager m = NDManager.newBaseManager()) {
-            m.getEngine().setRandomSeed(7);
-            Block net = LeNet.block();
-            net.initialize(m, DataType.FLOAT32, new Shape(1, 1, 28, 28));
-            NDArray x = m.randomUniform(0, 1, new Shape(16, 1, 28, 28));
-            NDArray y = m.randomInteger(0, 10, new Shape(16), DataType.INT32).toType(DataType.FLOAT32, false);
+            PrecisionFixture.NetAndBatch b = PrecisionFixture.leNetAndBatch(m, 7);
+            Block net = b.net();
+            NDArray x = b.x();
+            NDArray y = b.y();
             GradientUnderflow u = GradientUnderflow.measure(net, x, y, Loss.softmaxCrossEntropyLoss(), 1f, 65536f);
             assertTrue(u.flushedFraction(65536f) < u.flushedFraction(1f),
                     "scaling should save gradients: " + u);

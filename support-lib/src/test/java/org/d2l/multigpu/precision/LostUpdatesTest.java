@@ -7,11 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
-import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
 import ai.djl.nn.Block;
 import ai.djl.training.loss.Loss;
-import org.d2l.multigpu.models.LeNet;
 import org.junit.jupiter.api.Test;
 
 class LostUpdatesTest {
@@ -39,11 +37,10 @@ class LostUpdatesTest {
     @Test
     void onLeNetTheLostFractionGrowsAsTheLearningRateFalls() {
         try (NDManager m = NDManager.newBaseManager()) {
-            m.getEngine().setRandomSeed(11);
-            Block net = LeNet.block();
-            net.initialize(m, DataType.FLOAT32, new Shape(1, 1, 28, 28));
-            NDArray x = m.randomUniform(0, 1, new Shape(16, 1, 28, 28));
-            NDArray y = m.randomInteger(0, 10, new Shape(16), DataType.INT32).toType(DataType.FLOAT32, false);
+            PrecisionFixture.NetAndBatch b = PrecisionFixture.leNetAndBatch(m, 11);
+            Block net = b.net();
+            NDArray x = b.x();
+            NDArray y = b.y();
             LostUpdates l = LostUpdates.measure(net, x, y, Loss.softmaxCrossEntropyLoss(), 0.5f, 0.05f, 0.005f);
             assertTrue(l.growsAsLearningRateFalls(), l.toString());
             assertTrue(l.lostFraction(0.005f) > l.lostFraction(0.5f) + 0.1, l.toString());

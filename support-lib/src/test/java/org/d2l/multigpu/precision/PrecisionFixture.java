@@ -26,4 +26,18 @@ final class PrecisionFixture {
         }
         return net;
     }
+
+    /** A network and a minibatch of examples {@code x} with labels {@code y}. */
+    record NetAndBatch(Block net, NDArray x, NDArray y) {}
+
+    /** LeNet, initialised with seed {@code seed}, and 16 random images with random labels, in {@code manager}. */
+    static NetAndBatch leNetAndBatch(NDManager manager, int seed) {
+        Djl.setup();
+        manager.getEngine().setRandomSeed(seed);
+        Block net = org.d2l.multigpu.models.LeNet.block();
+        net.initialize(manager, DataType.FLOAT32, new Shape(1, 1, 28, 28));
+        NDArray x = manager.randomUniform(0, 1, new Shape(16, 1, 28, 28));
+        NDArray y = manager.randomInteger(0, 10, new Shape(16), DataType.INT32).toType(DataType.FLOAT32, false);
+        return new NetAndBatch(net, x, y);
+    }
 }
