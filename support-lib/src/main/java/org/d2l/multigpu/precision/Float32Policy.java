@@ -59,25 +59,4 @@ final class Float32Policy implements PrecisionPolicy {
     public NDArray output(NDArray yHat, int replica) {
         return yHat;
     }
-
-    @Override
-    public float lossFactor() {
-        return 1f;
-    }
-
-    @Override
-    public LossScale lossScale() {
-        return null;
-    }
-
-    @Override
-    public boolean gradientsToMasters(int active, NDManager step) {
-        return true;
-    }
-
-    @Override
-    public void mastersChanged(NDManager step) {}
-
-    @Override
-    public void stepTaken() {}
 }

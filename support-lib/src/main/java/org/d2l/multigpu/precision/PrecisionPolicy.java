@@ -83,22 +83,29 @@ public interface PrecisionPolicy {
     /** Replica {@code replica}'s output {@code yHat} as float32, inside the recorded graph. */
     NDArray output(NDArray yHat, int replica);
 
-    /** The factor the loss is multiplied by before the backward pass (1 without loss scaling). */
-    float lossFactor();
+    /** The factor the loss is multiplied by before the backward pass (by default 1: no loss scaling). */
+    default float lossFactor() {
+        return 1f;
+    }
 
-    /** The running loss scale, or null without loss scaling. */
-    LossScale lossScale();
+    /** The running loss scale, or null without loss scaling (the default). */
+    default LossScale lossScale() {
+        return null;
+    }
 
     /**
      * After the backward passes of the first {@code active} replicas: brings their gradients (and
      * running statistics) into the masters, temporaries held by {@code step}; returns false,
-     * changing no parameter, when the step must be skipped (a float16 gradient overflowed).
+     * changing no parameter, when the step must be skipped (a float16 gradient overflowed). By
+     * default there is nothing to bring: the replicas compute on the masters themselves.
      */
-    boolean gradientsToMasters(int active, NDManager step);
+    default boolean gradientsToMasters(int active, NDManager step) {
+        return true;
+    }
 
-    /** After the rule updated the masters: copies them into what the replicas compute with. */
-    void mastersChanged(NDManager step);
+    /** After the rule updated the masters: copies them into what the replicas compute with (by default nothing to copy). */
+    default void mastersChanged(NDManager step) {}
 
-    /** After a completed step: counts it (the loss scale grows after enough good steps). */
-    void stepTaken();
+    /** After a completed step: counts it (the loss scale grows after enough good steps; by default nothing). */
+    default void stepTaken() {}
 }

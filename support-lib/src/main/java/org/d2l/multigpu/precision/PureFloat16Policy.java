@@ -41,22 +41,6 @@ final class PureFloat16Policy extends Float16Replicas {
         return replicas;
     }
 
-    @Override
-    public float lossFactor() {
-        return 1f;
-    }
-
-    @Override
-    public LossScale lossScale() {
-        return null;
-    }
-
-    /** Nothing to bring over: the rule reduces and applies the float16 gradients themselves. */
-    @Override
-    public boolean gradientsToMasters(int active, NDManager step) {
-        return true;
-    }
-
     /** Widens replica 0's float16 weights into the block's own float32 arrays. */
     @Override
     public void mastersChanged(NDManager step) {
@@ -64,7 +48,4 @@ final class PureFloat16Policy extends Float16Replicas {
             Float16Policy.castInto(replicas.get(0).get(p.getId()), own.get(p.getId()), step);
         }
     }
-
-    @Override
-    public void stepTaken() {}
 }

@@ -41,10 +41,7 @@ class GradientUnderflowTest {
     void onLeNetScalingTheLossFlushesFewerElementsAndTheHistogramCountsEveryNonZeroElement() {
         try (NDManager m = NDManager.newBaseManager()) {
             PrecisionFixture.NetAndBatch b = PrecisionFixture.leNetAndBatch(m, 7);
-            Block net = b.net();
-            NDArray x = b.x();
-            NDArray y = b.y();
-            GradientUnderflow u = GradientUnderflow.measure(net, x, y, Loss.softmaxCrossEntropyLoss(), 1f, 65536f);
+            GradientUnderflow u = GradientUnderflow.measure(b.net(), b.x(), b.y(), Loss.softmaxCrossEntropyLoss(), 1f, 65536f);
             assertTrue(u.flushedFraction(65536f) < u.flushedFraction(1f),
                     "scaling should save gradients: " + u);
             assertTrue(u.subnormalFraction(65536f) < u.subnormalFraction(1f), u.toString());

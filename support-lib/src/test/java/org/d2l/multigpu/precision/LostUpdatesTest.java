@@ -38,10 +38,7 @@ class LostUpdatesTest {
     void onLeNetTheLostFractionGrowsAsTheLearningRateFalls() {
         try (NDManager m = NDManager.newBaseManager()) {
             PrecisionFixture.NetAndBatch b = PrecisionFixture.leNetAndBatch(m, 11);
-            Block net = b.net();
-            NDArray x = b.x();
-            NDArray y = b.y();
-            LostUpdates l = LostUpdates.measure(net, x, y, Loss.softmaxCrossEntropyLoss(), 0.5f, 0.05f, 0.005f);
+            LostUpdates l = LostUpdates.measure(b.net(), b.x(), b.y(), Loss.softmaxCrossEntropyLoss(), 0.5f, 0.05f, 0.005f);
             assertTrue(l.growsAsLearningRateFalls(), l.toString());
             assertTrue(l.lostFraction(0.005f) > l.lostFraction(0.5f) + 0.1, l.toString());
             assertTrue(l.changed(0.5f) > l.weights() / 3, l.toString());
