@@ -10,6 +10,7 @@ import ai.djl.training.ParameterStore;
 import ai.djl.util.Pair;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.Function;
 
 /**
  * One model replica's parameter values: a {@link ParameterStore} that hands every block the
@@ -41,16 +42,23 @@ public class ReplicaStore extends ParameterStore {
      * where the parameter is trained when {@code withGradients} is true.
      */
     public static ReplicaStore copyOf(Block net, Device device, NDManager manager, boolean withGradients) {
-        return copyOf(net, device, manager, withGradients, null);
+        return copyOf(net, device, manager, withGradients, (DataType) null);
     }
 
     /** The same, cast to {@code type} (kept as it is when {@code type} is null). */
     public static ReplicaStore copyOf(Block net, Device device, NDManager manager, boolean withGradients,
             DataType type) {
+        return copyOf(net, device, manager, withGradients, p -> type);
+    }
+
+    /** The same, each parameter cast to {@code typeOf.apply(parameter)} (kept as it is where that is null). */
+    public static ReplicaStore copyOf(Block net, Device device, NDManager manager, boolean withGradients,
+            Function<Parameter, DataType> typeOf) {
         Map<String, NDArray> values = new LinkedHashMap<>();
         for (Pair<String, Parameter> p : net.getParameters()) {
             Parameter param = p.getValue();
             NDArray copy = OnDevice.copy(param.getArray(), device, manager);
+            DataType type = typeOf.apply(param);
             if (type != null && copy.getDataType() != type) {
                 NDArray cast = copy.toType(type, true);
                 copy.close();

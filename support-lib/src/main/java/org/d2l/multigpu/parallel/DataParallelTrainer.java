@@ -26,6 +26,7 @@ import org.d2l.multigpu.devices.ReplicaStore;
 import org.d2l.multigpu.eval.Accuracy;
 import org.d2l.multigpu.models.Init;
 import org.d2l.multigpu.precision.LossScale;
+import org.d2l.multigpu.precision.ParameterBytes;
 import org.d2l.multigpu.precision.PrecisionPolicy;
 import org.d2l.multigpu.runtime.CellOutput;
 import org.d2l.multigpu.runtime.Djl;
@@ -59,7 +60,7 @@ public final class DataParallelTrainer implements AutoCloseable {
     private final NDManager manager;
     /** The manager of the block's parameters when this trainer initialised them, freed by close(); else null. */
     private final NDManager ownParameters;
-    /** The float32 parameters the rule updates, one store per replica; replica 0's are the block's own arrays. */
+    /** The parameters the rule updates, one store per replica: float32 (replica 0's are the block's own), or pure float16's. */
     private final Replicas masters;
     /** How the replicas compute (FLOAT32 on the masters, or FLOAT16 copies of them). */
     private final PrecisionPolicy precision;
@@ -98,12 +99,8 @@ public final class DataParallelTrainer implements AutoCloseable {
             }
             params.add(p.getValue());
         }
-        List<ReplicaStore> stores = new ArrayList<>(List.of(ReplicaStore.of(net, manager)));
-        for (int i = 1; i < devices.size(); i++) {
-            stores.add(ReplicaStore.copyOf(net, devices.get(i), manager, true));
-        }
-        masters = new Replicas(stores, params);
-        precision = PrecisionPolicy.create(s.dataType, s.lossScaler, net, stores, params, manager);
+        precision = PrecisionPolicy.create(s.dataType, s.masterWeights, s.lossScaler, net, devices, params, manager);
+        masters = new Replicas(precision.masters(), params);
         workers = new ReplicaWorkers(devices, s.concurrent);
     }
 
@@ -127,7 +124,7 @@ public final class DataParallelTrainer implements AutoCloseable {
         return precision.replicas().get(i);
     }
 
-    /** Replica {@code i}'s float32 master (the same store as {@link #replica} in FLOAT32), for tests. */
+    /** Replica {@code i}'s master, the store the rule updates (the same as {@link #replica} in FLOAT32), for tests. */
     ReplicaStore master(int i) {
         return masters.get(i);
     }
@@ -147,9 +144,23 @@ public final class DataParallelTrainer implements AutoCloseable {
         return precision.dataType();
     }
 
-    /** The running loss scale of FLOAT16 training (current scale, skipped steps), or null in FLOAT32. */
+    /** The running loss scale of FLOAT16 training (current scale, skipped steps), or null without loss scaling. */
     public LossScale getLossScale() {
         return precision.lossScale();
+    }
+
+    /** How the replicas compute, in words (FLOAT32, FLOAT16 with float32 master weights, or pure FLOAT16). */
+    public String describePrecision() {
+        return precision.describe();
+    }
+
+    /**
+     * The bytes of this trainer's parameters, gradients, master weights and optimizer state over all
+     * replicas, measured from the arrays, and the bytes its rule synchronised in the last step.
+     */
+    public ParameterBytes parameterBytes() {
+        return ParameterBytes.of(precision.replicas(), precision.masters(), masters.parameters(),
+                OptimizerState.of(optimizer).bytes(), tally.lastSyncBytes);
     }
 
     /** A copy of replica 0's parameters and running statistics; {@link #restore} writes it into every replica. */

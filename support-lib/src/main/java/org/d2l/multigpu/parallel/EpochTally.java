@@ -11,6 +11,8 @@ final class EpochTally {
     long syncs;
     long syncBytes;
     long skipped;
+    /** The bytes of the last synchronisation, kept across epochs. */
+    long lastSyncBytes;
 
     /** Starts a new epoch from zero. */
     void reset() {
@@ -36,6 +38,7 @@ final class EpochTally {
     /** Counts a synchronisation that moved {@code bytes} (none when 0). */
     void synced(long bytes) {
         if (bytes > 0) {
+            lastSyncBytes = bytes;
             syncs++;
             syncBytes += bytes;
         }

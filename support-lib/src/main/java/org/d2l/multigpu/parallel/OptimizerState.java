@@ -105,6 +105,19 @@ public final class OptimizerState {
                 && inner.getActualTypeArguments()[1] == NDArray.class;
     }
 
+    /** The bytes of every state array the optimizer holds now, over all kinds, parameters and devices. */
+    public long bytes() {
+        long bytes = 0;
+        for (Map<String, Map<Device, NDArray>> kind : maps) {
+            for (Map<Device, NDArray> perDevice : kind.values()) {
+                for (NDArray a : perDevice.values()) {
+                    bytes += a.size() * a.getDataType().getNumOfBytes();
+                }
+            }
+        }
+        return bytes;
+    }
+
     /** The number of kinds of state the optimizer keeps per parameter (0 for plain SGD, 1 for momentum, 2 for Adam). */
     public int kinds() {
         return maps.size();

@@ -34,6 +34,7 @@ public abstract class TrainerSettings<B extends TrainerSettings<B>> {
     boolean prefetch;
     DataType dataType = DataType.FLOAT32;
     LossScaler lossScaler;
+    boolean masterWeights = true;
 
     TrainerSettings(Block net) {
         if (net == null) {
@@ -138,6 +139,16 @@ public abstract class TrainerSettings<B extends TrainerSettings<B>> {
         return self();
     }
 
+    /**
+     * Whether FLOAT16 training keeps float32 master weights (the default, with loss scaling); false
+     * trains the float16 weights themselves with no loss scaling, as Deeplearning4j's HALF data type
+     * does, to compare with: the optimizer's updates and state are float16 and small updates are lost.
+     */
+    public B optMasterWeights(boolean masterWeights) {
+        this.masterWeights = masterWeights;
+        return self();
+    }
+
     /** Whether progress bars are on: env {@code D2L_PROGRESS} or property {@code d2l.progress} = false turns them off. */
     static boolean progressByDefault() {
         String v = System.getenv("D2L_PROGRESS");
@@ -164,6 +175,14 @@ public abstract class TrainerSettings<B extends TrainerSettings<B>> {
         if (lossScaler != null && dataType != DataType.FLOAT16) {
             throw new IllegalArgumentException("A loss scaler is used only in FLOAT16 training: add "
                     + "optDataType(DataType.FLOAT16) or drop optLossScaler(...).");
+        }
+        if (!masterWeights && dataType != DataType.FLOAT16) {
+            throw new IllegalArgumentException("optMasterWeights(false) trains the float16 weights themselves: add "
+                    + "optDataType(DataType.FLOAT16) or drop optMasterWeights(false).");
+        }
+        if (!masterWeights && lossScaler != null) {
+            throw new IllegalArgumentException("Pure float16 (optMasterWeights(false)) trains without loss scaling, "
+                    + "as Deeplearning4j's HALF does: drop optLossScaler(...), or keep the master weights.");
         }
         if (!net.isInitialized() && inputShape == null) {
             throw new IllegalArgumentException("The block is not initialised: give the builder optInputShape(...) "

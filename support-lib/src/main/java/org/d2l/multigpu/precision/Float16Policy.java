@@ -1,15 +1,18 @@
 package org.d2l.multigpu.precision;
 
+import ai.djl.Device;
 import ai.djl.engine.Engine;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.DataType;
-import ai.djl.ndarray.types.Shape;
 import ai.djl.nn.Block;
 import ai.djl.nn.Parameter;
+import ai.djl.nn.norm.BatchNorm;
 import ai.djl.training.GradientCollector;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import org.d2l.multigpu.devices.OnDevice;
 import org.d2l.multigpu.devices.ReplicaStore;
 
@@ -17,26 +20,40 @@ import org.d2l.multigpu.devices.ReplicaStore;
  * Mixed-precision training with float32 master weights: every replica runs forward and backward on a
  * float16 copy of the parameters, the loss is computed in float32 and multiplied by the loss scale,
  * and the float16 gradients are unscaled into the float32 masters, which the trainer's rule updates
- * and which are then copied back into the float16 copies.
+ * and which are then copied back into the float16 copies. BatchNorm's parameters and running
+ * statistics stay float32 in the copies, as PyTorch's autocast keeps them (PyTorch normalises a
+ * float16 input with float32 statistics), so the running statistics never round to float16.
  *
  * <p>Each replica has a float32 master of its own on its own device (replica 0's is the block's own
  * arrays), so that both rules run unchanged on float32: gradient averaging averages the k unscaled
- * float32 gradients into replica 0 (the allreduce moves float32, as in FLOAT32 training; a GPU
- * implementation would reduce in float16 to halve the traffic), and parameter averaging gives each
- * worker its own float32 weights and optimizer state, which a float16 worker could not keep
- * without losing small updates. A step is skipped on every replica when any replica's gradient
- * holds an infinity or NaN.
+ * float32 gradients into replica 0 (the allreduce moves float32, as in PyTorch's autocast with
+ * float32 parameters; reducing the scaled float16 gradients instead would halve the traffic), and
+ * parameter averaging gives each worker its own float32 weights and optimizer state, which a float16
+ * worker could not keep without losing small updates. A step is skipped on every replica when any
+ * replica's gradient holds an infinity or NaN, found with one reduction to a single number per step.
  */
-final class Float16Policy implements PrecisionPolicy {
+final class Float16Policy extends Float16Replicas {
 
     private final List<ReplicaStore> masters;
     private final List<Parameter> params;
     private final LossScale scale;
-    private final List<ReplicaStore> replicas = new ArrayList<>();
-    private final List<NDArray> float32Ones = new ArrayList<>();
 
-    /** Float16 copies of {@code net}'s float32 parameters on each master's device, held by {@code manager}. */
-    Float16Policy(Block net, List<ReplicaStore> masters, List<Parameter> params, NDManager manager, LossScaler scaler) {
+    /** Float32 masters of {@code net}'s float32 parameters and float16 copies of them on each of {@code devices}. */
+    Float16Policy(Block net, List<Device> devices, List<Parameter> params, NDManager manager, LossScaler scaler) {
+        this(float32Masters(net, devices, manager), net, params, manager, scaler);
+    }
+
+    private Float16Policy(List<ReplicaStore> masters, Block net, List<Parameter> params, NDManager manager,
+            LossScaler scaler) {
+        super(masters.stream().map(m -> computeCopy(net, m.device(), manager, true)).toList(), manager);
+        this.masters = masters;
+        this.params = params;
+        this.scale = scaler.start();
+        allocateGradients(manager);
+    }
+
+    /** The float32 masters: the block's own arrays on the first device, copies on the others; checks they are float32. */
+    private static List<ReplicaStore> float32Masters(Block net, List<Device> devices, NDManager manager) {
         for (var p : net.getParameters()) {
             DataType t = p.getValue().getArray().getDataType();
             if (t != DataType.FLOAT32) {
@@ -45,14 +62,29 @@ final class Float16Policy implements PrecisionPolicy {
                         + ": initialise the block in DataType.FLOAT32.");
             }
         }
-        this.masters = masters;
-        this.params = params;
-        this.scale = scaler.start();
-        for (ReplicaStore m : masters) {
-            replicas.add(ReplicaStore.copyOf(net, m.device(), manager, true, DataType.FLOAT16));
-            float32Ones.add(manager.ones(new Shape(1), DataType.FLOAT32, m.device()));
+        return Float32Policy.float32Stores(net, devices, manager);
+    }
+
+    /**
+     * The float16 copy of {@code net}'s parameters that a replica computes with on {@code device}, held
+     * by {@code manager}: every parameter float16 except BatchNorm's, which stay float32.
+     */
+    static ReplicaStore computeCopy(Block net, Device device, NDManager manager, boolean withGradients) {
+        Set<String> float32 = batchNormParameters(net);
+        return ReplicaStore.copyOf(net, device, manager, withGradients,
+                p -> float32.contains(p.getId()) ? null : DataType.FLOAT16);
+    }
+
+    /** The ids of the parameters (scale, shift, running mean and variance) of every BatchNorm inside {@code block}. */
+    static Set<String> batchNormParameters(Block block) {
+        Set<String> ids = new HashSet<>();
+        if (block instanceof BatchNorm) {
+            block.getParameters().values().forEach(p -> ids.add(p.getId()));
         }
-        allocateGradients(manager);
+        for (Block child : block.getChildren().values()) {
+            ids.addAll(batchNormParameters(child));
+        }
+        return ids;
     }
 
     /**
@@ -80,28 +112,34 @@ final class Float16Policy implements PrecisionPolicy {
         }
     }
 
-    @Override
-    public DataType dataType() {
-        return DataType.FLOAT16;
-    }
-
-    @Override
-    public List<ReplicaStore> replicas() {
-        return replicas;
-    }
-
-    @Override
-    public NDArray input(NDArray x) {
-        return x.toType(DataType.FLOAT16, false);
-    }
-
     /**
-     * {@code toType} is not differentiable in DJL, a product with a float32 one is (PyTorch promotes
-     * the type, and the backward pass casts the gradient back to float16).
+     * Whether every element of {@code arrays} (float32 copies of float16 gradients) is finite, read
+     * from the device once: the arrays' sums are added into one number on the first array's device.
+     * A float32 sum of float16 values cannot overflow, so it is infinite or NaN only when an element is.
      */
+    static boolean allFinite(List<NDArray> arrays, NDManager step) {
+        if (arrays.isEmpty()) {
+            return true;
+        }
+        Device home = arrays.get(0).getDevice();
+        NDArray total = null;
+        for (NDArray a : arrays) {
+            NDArray s = a.sum().toDevice(home, false);
+            s.attach(step);
+            total = total == null ? s : total.add(s);
+            total.attach(step);
+        }
+        return Float.isFinite(total.getFloat());
+    }
+
     @Override
-    public NDArray output(NDArray yHat, int replica) {
-        return yHat.mul(float32Ones.get(replica));
+    public String describe() {
+        return "FLOAT16 with float32 master weights and loss scaling";
+    }
+
+    @Override
+    public List<ReplicaStore> masters() {
+        return masters;
     }
 
     @Override
@@ -114,7 +152,7 @@ final class Float16Policy implements PrecisionPolicy {
         return scale;
     }
 
-    /** Unscales the float16 gradients into the masters' and copies running statistics to the masters. */
+    /** Unscales the gradients into the masters' and copies running statistics to the masters. */
     @Override
     public boolean gradientsToMasters(int active, NDManager step) {
         List<NDArray> unscaled = new ArrayList<>();
@@ -124,18 +162,14 @@ final class Float16Policy implements PrecisionPolicy {
                     try (NDArray g = replicas.get(i).get(p.getId()).getGradient()) {
                         NDArray g32 = g.toType(DataType.FLOAT32, true);
                         g32.attach(step);
-                        // In float32 the sum of float16 values cannot overflow: it is infinite or NaN only
-                        // when one of them is.
-                        try (NDArray sum = g32.sum()) {
-                            if (!Float.isFinite(sum.getFloat())) {
-                                scale.stepSkipped();
-                                return false;
-                            }
-                        }
-                        unscaled.add(g32.divi(scale.scale()));
+                        unscaled.add(g32);
                     }
                 }
             }
+        }
+        if (!allFinite(unscaled, step)) {
+            scale.stepSkipped();
+            return false;
         }
         int j = 0;
         for (int i = 0; i < active; i++) {
@@ -144,7 +178,7 @@ final class Float16Policy implements PrecisionPolicy {
                 NDArray master = masters.get(i).get(p.getId());
                 if (p.requiresGradient()) {
                     try (NDArray g = master.getGradient(); NDArray gHalf = half.getGradient()) {
-                        OnDevice.copyInto(unscaled.get(j++), g);
+                        OnDevice.copyInto(unscaled.get(j++).divi(scale.scale()), g);
                         OnDevice.zero(gHalf);
                     }
                 } else {
@@ -170,7 +204,8 @@ final class Float16Policy implements PrecisionPolicy {
         scale.stepTaken();
     }
 
-    private static void castInto(NDArray src, NDArray dst, NDManager step) {
+    /** Copies {@code src} into {@code dst}, converted to {@code dst}'s type, temporaries held by {@code step}. */
+    static void castInto(NDArray src, NDArray dst, NDManager step) {
         NDArray cast = src.toType(dst.getDataType(), true);
         cast.attach(step);
         OnDevice.copyInto(cast, dst);

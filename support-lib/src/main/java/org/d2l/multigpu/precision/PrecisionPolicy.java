@@ -1,5 +1,6 @@
 package org.d2l.multigpu.precision;
 
+import ai.djl.Device;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.DataType;
@@ -11,22 +12,37 @@ import org.d2l.multigpu.devices.ReplicaStore;
 /**
  * How the replicas compute, asked by the trainer at every step as it asks its {@code ReplicaSync}
  * rule: in FLOAT32 the replicas compute on the float32 parameters themselves; in FLOAT16 on float16
- * copies of them, with the loss scaled and the gradients unscaled into the float32 masters. One
- * policy belongs to one trainer and holds that run's state (the float16 copies, the loss scale).
+ * copies of them, with the loss scaled and the gradients unscaled into the float32 masters; in pure
+ * float16 (Deeplearning4j's HALF) on float16 weights that the rule updates themselves. One policy
+ * belongs to one trainer and holds that run's state (the copies, the loss scale).
  */
 public interface PrecisionPolicy {
 
     /**
-     * The policy for {@code type} over {@code masters}, the float32 stores of {@code net}'s parameters
-     * {@code params} (one store per replica), its arrays held by {@code manager}; {@code scaler}
-     * configures FLOAT16's loss scaling (null: {@link LossScaler#dynamic()}; unused in FLOAT32).
+     * The policy for {@code type} for {@code net}'s parameters {@code params} on {@code devices} (one
+     * replica each; replica 0's master is the block's own arrays), its arrays held by {@code manager}.
+     * FLOAT16 keeps float32 master weights and scales the loss with {@code scaler} (null: {@link
+     * LossScaler#dynamic()}) unless {@code masterWeights} is false: then the float16 weights are
+     * updated themselves, without loss scaling ({@code scaler} must be null).
      */
-    static PrecisionPolicy create(DataType type, LossScaler scaler, Block net, List<ReplicaStore> masters,
-            List<Parameter> params, NDManager manager) {
-        if (checkTrainable(type) == DataType.FLOAT16) {
-            return new Float16Policy(net, masters, params, manager, scaler == null ? LossScaler.dynamic() : scaler);
+    static PrecisionPolicy create(DataType type, boolean masterWeights, LossScaler scaler, Block net,
+            List<Device> devices, List<Parameter> params, NDManager manager) {
+        if (checkTrainable(type) == DataType.FLOAT32) {
+            if (!masterWeights || scaler != null) {
+                throw new IllegalArgumentException("Master weights and loss scaling are settings of FLOAT16 "
+                        + "training: add optDataType(DataType.FLOAT16) or drop optMasterWeights(false) and "
+                        + "optLossScaler(...).");
+            }
+            return new Float32Policy(net, devices, manager);
         }
-        return new Float32Policy(masters);
+        if (!masterWeights) {
+            if (scaler != null) {
+                throw new IllegalArgumentException("Pure float16 (optMasterWeights(false)) trains without loss "
+                        + "scaling, as Deeplearning4j's HALF does: drop optLossScaler(...), or keep the master weights.");
+            }
+            return new PureFloat16Policy(net, devices, manager);
+        }
+        return new Float16Policy(net, devices, params, manager, scaler == null ? LossScaler.dynamic() : scaler);
     }
 
     /**
@@ -49,8 +65,17 @@ public interface PrecisionPolicy {
     /** The data type the replicas compute in. */
     DataType dataType();
 
+    /** One line naming the policy, e.g. "FLOAT16 with float32 master weights and loss scaling". */
+    String describe();
+
     /** The parameter stores the replicas run forward and backward on, one per replica. */
     List<ReplicaStore> replicas();
+
+    /**
+     * The parameter stores the trainer's rule updates, one per replica: the float32 masters (in
+     * FLOAT32 the same stores as {@link #replicas()}), or in pure float16 the float16 weights.
+     */
+    List<ReplicaStore> masters();
 
     /** The examples {@code x} as the replicas take them. */
     NDArray input(NDArray x);
@@ -58,22 +83,29 @@ public interface PrecisionPolicy {
     /** Replica {@code replica}'s output {@code yHat} as float32, inside the recorded graph. */
     NDArray output(NDArray yHat, int replica);
 
-    /** The factor the loss is multiplied by before the backward pass (1 without loss scaling). */
-    float lossFactor();
+    /** The factor the loss is multiplied by before the backward pass (by default 1: no loss scaling). */
+    default float lossFactor() {
+        return 1f;
+    }
 
-    /** The running loss scale, or null without loss scaling. */
-    LossScale lossScale();
+    /** The running loss scale, or null without loss scaling (the default). */
+    default LossScale lossScale() {
+        return null;
+    }
 
     /**
      * After the backward passes of the first {@code active} replicas: brings their gradients (and
-     * running statistics) into the float32 masters, temporaries held by {@code step}; returns false,
-     * changing no parameter, when the step must be skipped (a float16 gradient overflowed).
+     * running statistics) into the masters, temporaries held by {@code step}; returns false,
+     * changing no parameter, when the step must be skipped (a float16 gradient overflowed). By
+     * default there is nothing to bring: the replicas compute on the masters themselves.
      */
-    boolean gradientsToMasters(int active, NDManager step);
+    default boolean gradientsToMasters(int active, NDManager step) {
+        return true;
+    }
 
-    /** After the rule updated the masters: copies them into what the replicas compute with. */
-    void mastersChanged(NDManager step);
+    /** After the rule updated the masters: copies them into what the replicas compute with (by default nothing to copy). */
+    default void mastersChanged(NDManager step) {}
 
-    /** After a completed step: counts it (the loss scale grows after enough good steps). */
-    void stepTaken();
+    /** After a completed step: counts it (the loss scale grows after enough good steps; by default nothing). */
+    default void stepTaken() {}
 }
