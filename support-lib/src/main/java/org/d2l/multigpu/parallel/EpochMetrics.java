@@ -8,12 +8,26 @@ import org.d2l.multigpu.eval.EpochRow;
  * What one epoch of training measured: mean training loss and accuracy, test accuracy (NaN when
  * there is no test set), training seconds, training examples per second, and how often the replicas
  * were synchronised (gradient allreduces or parameter averagings) with the bytes that moved for it,
- * and in FLOAT16 training the steps skipped for overflowing gradients and the loss scale at the end
- * of the epoch (NaN when the epoch used no loss scaling).
+ * in FLOAT16 training the steps skipped for overflowing gradients and the loss scale at the end of
+ * the epoch (NaN when the epoch used no loss scaling), and the bytes of optimizer state each replica
+ * held at the end of the epoch (index i for replica i; empty for runs outside the trainer).
  */
 public record EpochMetrics(int epoch, double trainLoss, double trainAccuracy, double testAccuracy,
         double seconds, double examplesPerSecond, long syncs, long syncBytes, long skippedSteps,
-        double lossScale) implements EpochRow {
+        double lossScale, List<Long> optimizerStateBytes) implements EpochRow {
+
+    /** Keeps an unmodifiable copy of the state bytes (none when null). */
+    public EpochMetrics {
+        optimizerStateBytes = optimizerStateBytes == null ? List.of() : List.copyOf(optimizerStateBytes);
+    }
+
+    /** Metrics without optimizer state bytes. */
+    public EpochMetrics(int epoch, double trainLoss, double trainAccuracy, double testAccuracy,
+            double seconds, double examplesPerSecond, long syncs, long syncBytes, long skippedSteps,
+            double lossScale) {
+        this(epoch, trainLoss, trainAccuracy, testAccuracy, seconds, examplesPerSecond, syncs, syncBytes,
+                skippedSteps, lossScale, List.of());
+    }
 
     /** Metrics of an epoch without loss scaling (FLOAT32 training). */
     public EpochMetrics(int epoch, double trainLoss, double trainAccuracy, double testAccuracy,
@@ -26,6 +40,11 @@ public record EpochMetrics(int epoch, double trainLoss, double trainAccuracy, do
     public EpochMetrics(int epoch, double trainLoss, double trainAccuracy, double testAccuracy,
             double seconds, double examplesPerSecond) {
         this(epoch, trainLoss, trainAccuracy, testAccuracy, seconds, examplesPerSecond, 0, 0);
+    }
+
+    /** The most optimizer state any one replica held at the end of the epoch, in bytes (0 when not reported). */
+    public long largestOptimizerStateBytes() {
+        return optimizerStateBytes.stream().mapToLong(Long::longValue).max().orElse(0);
     }
 
     /**
