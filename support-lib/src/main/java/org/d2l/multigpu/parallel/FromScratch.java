@@ -115,12 +115,7 @@ public final class FromScratch {
         long[] sent = new long[k];
         long[] received = new long[k];
         try (NDManager scratch = data.get(0).getManager().newSubManager()) {
-            List<NDArray> flat = new ArrayList<>(k);
-            for (NDArray a : data) {
-                NDArray view = a.reshape(-1);
-                view.attach(scratch);
-                flat.add(view.duplicate()); // the device's own working buffer, freed with scratch
-            }
+            List<NDArray> flat = workingCopies(data, scratch);
             // Reduce-scatter: at step s device i sends chunk (i - s) mod k; its neighbour adds it in.
             for (int s = 0; s < k - 1; s++) {
                 ringStep(flat, s, false, 0, starts, sent, received, scratch);
@@ -159,19 +154,12 @@ public final class FromScratch {
      * {@link #chunkSizes}), (k-1)/k x N when k divides N; returns what each device sent and received.
      */
     public static Traffic reduceScatter(List<NDArray> data, List<NDArray> shards) {
-        int k = checkSameShape("reduceScatter", data);
-        long n = data.get(0).size();
-        long[] starts = chunkStarts(n, k);
-        checkShards("reduceScatter", shards, starts);
+        long[] starts = checkedStarts("reduceScatter", data, shards);
+        int k = data.size();
         long[] sent = new long[k];
         long[] received = new long[k];
         try (NDManager scratch = data.get(0).getManager().newSubManager()) {
-            List<NDArray> flat = new ArrayList<>(k);
-            for (NDArray a : data) {
-                NDArray view = a.reshape(-1);
-                view.attach(scratch);
-                flat.add(view.duplicate()); // the device's own working buffer, freed with scratch
-            }
+            List<NDArray> flat = workingCopies(data, scratch);
             for (int s = 0; s < k - 1; s++) {
                 ringStep(flat, s, false, -1, starts, sent, received, scratch); // device i ends with chunk i
             }
@@ -193,16 +181,14 @@ public final class FromScratch {
      * divides N; returns what each device sent and received.
      */
     public static Traffic allGather(List<NDArray> shards, List<NDArray> data) {
-        int k = checkSameShape("allGather", data);
-        long n = data.get(0).size();
-        long[] starts = chunkStarts(n, k);
-        checkShards("allGather", shards, starts);
+        long[] starts = checkedStarts("allGather", data, shards);
+        int k = data.size();
         long[] sent = new long[k];
         long[] received = new long[k];
         try (NDManager scratch = data.get(0).getManager().newSubManager()) {
             List<NDArray> flat = new ArrayList<>(k);
             for (int i = 0; i < k; i++) {
-                NDArray buffer = scratch.zeros(new Shape(n), data.get(i).getDataType(), data.get(i).getDevice());
+                NDArray buffer = scratch.zeros(new Shape(starts[k]), data.get(i).getDataType(), data.get(i).getDevice());
                 if (starts[i + 1] > starts[i]) {
                     NDArray own = shards.get(i).reshape(-1).toDevice(buffer.getDevice(), false);
                     own.attach(scratch);
@@ -296,6 +282,17 @@ public final class FromScratch {
         return new Partition(owner, share);
     }
 
+    /** Each device's own flat working copy of its array, freed with {@code scratch}. */
+    private static List<NDArray> workingCopies(List<NDArray> data, NDManager scratch) {
+        List<NDArray> flat = new ArrayList<>(data.size());
+        for (NDArray a : data) {
+            NDArray view = a.reshape(-1);
+            view.attach(scratch);
+            flat.add(view.duplicate());
+        }
+        return flat;
+    }
+
     /** The start of each of the k chunks of {@code n} elements, and n at the end (k + 1 values). */
     private static long[] chunkStarts(long n, int k) {
         long[] sizes = chunkSizes(n, k);
@@ -319,6 +316,14 @@ public final class FromScratch {
             }
         }
         return data.size();
+    }
+
+    /** The chunk starts of {@code data}'s arrays, after checking them and that shard i has chunk i's size. */
+    private static long[] checkedStarts(String op, List<NDArray> data, List<NDArray> shards) {
+        int k = checkSameShape(op, data);
+        long[] starts = chunkStarts(data.get(0).size(), k);
+        checkShards(op, shards, starts);
+        return starts;
     }
 
     /** Checks that there is one shard per device and that shard i has chunk i's size. */

@@ -110,19 +110,24 @@ class FromScratchTest {
         return data;
     }
 
+    /** Asserts that each of the k arrays {@code got}, made from {@code spread(k, rows)}, holds the naive allreduce's sums. */
+    private void assertHoldTheSums(int k, int rows, List<NDArray> got) {
+        List<NDArray> naive = spread(k, rows);
+        FromScratch.allreduce(naive);
+        for (int i = 0; i < k; i++) {
+            assertEquals(new Shape(rows, 3), got.get(i).getShape());
+            assertArrayEquals(naive.get(0).toFloatArray(), got.get(i).toFloatArray(), 1e-4f,
+                    "k=" + k + ", " + rows * 3 + " elements, device " + i);
+        }
+    }
+
     @Test
     void ringAllreduceEqualsTheNaiveAllreduceForOneToFiveDevicesAndOddSizes() {
         for (int k = 1; k <= 5; k++) {
             for (int rows : new int[] {1, 3, 7}) { // 3, 9 and 21 elements: chunks of unequal size
                 List<NDArray> ring = spread(k, rows);
-                List<NDArray> naive = spread(k, rows);
                 FromScratch.ringAllreduce(ring);
-                FromScratch.allreduce(naive);
-                for (int i = 0; i < k; i++) {
-                    assertEquals(new Shape(rows, 3), ring.get(i).getShape());
-                    assertArrayEquals(naive.get(0).toFloatArray(), ring.get(i).toFloatArray(), 1e-4f,
-                            "k=" + k + ", " + rows * 3 + " elements, device " + i);
-                }
+                assertHoldTheSums(k, rows, ring);
             }
         }
     }
@@ -185,16 +190,10 @@ class FromScratchTest {
         for (int k = 1; k <= 5; k++) {
             for (int rows : new int[] {1, 3, 7}) { // 3, 9 and 21 elements: uneven and empty chunks
                 List<NDArray> data = spread(k, rows);
-                List<NDArray> naive = spread(k, rows);
-                FromScratch.allreduce(naive);
                 List<NDArray> shards = shardsOf(data);
                 FromScratch.reduceScatter(data, shards);
                 FromScratch.allGather(shards, data);
-                for (int i = 0; i < k; i++) {
-                    assertEquals(new Shape(rows, 3), data.get(i).getShape());
-                    assertArrayEquals(naive.get(0).toFloatArray(), data.get(i).toFloatArray(), 1e-4f,
-                            "k=" + k + ", " + rows * 3 + " elements, device " + i);
-                }
+                assertHoldTheSums(k, rows, data);
             }
         }
     }
