@@ -144,6 +144,11 @@ public final class DataParallelTrainer implements AutoCloseable {
         return precision.dataType();
     }
 
+    /** The bytes of optimizer state each replica holds now (index i for replica i), from the optimizer's own arrays. */
+    public long[] optimizerStateBytes() {
+        return sync.optimizerStateBytes(masters, optimizer);
+    }
+
     /** The running loss scale of FLOAT16 training (current scale, skipped steps), or null without loss scaling. */
     public LossScale getLossScale() {
         return precision.lossScale();
@@ -350,7 +355,8 @@ public final class DataParallelTrainer implements AutoCloseable {
             }
         }
         LossScale scale = precision.lossScale();
-        EpochMetrics m = tally.metrics(history.size() + 1, testAcc, scale == null ? Double.NaN : scale.scale());
+        EpochMetrics m = tally.metrics(history.size() + 1, testAcc, scale == null ? Double.NaN : scale.scale(),
+                optimizerStateBytes());
         history.add(m);
         return m;
     }

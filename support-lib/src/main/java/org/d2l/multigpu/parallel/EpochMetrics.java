@@ -10,12 +10,26 @@ import org.d2l.multigpu.eval.EpochRow;
  * were synchronised (gradient allreduces or parameter averagings) with the bytes that moved for it
  * (see {@link ReplicaSync}: reduce and broadcast, 0 for a single replica), in FLOAT16 training the
  * steps skipped for overflowing gradients and the loss scale at the end of the epoch (NaN when the
- * epoch used no loss scaling), and the global steps (or parameter-averaging rounds) the epoch took,
- * skipped ones included (0 when not counted).
+ * epoch used no loss scaling), the global steps (or parameter-averaging rounds) the epoch took,
+ * skipped ones included (0 when not counted), and the bytes of optimizer state each replica held at
+ * the end of the epoch (index i for replica i; empty for runs outside the trainer).
  */
 public record EpochMetrics(int epoch, double trainLoss, double trainAccuracy, double testAccuracy,
         double seconds, double examplesPerSecond, long syncs, long syncBytes, long skippedSteps,
-        double lossScale, long steps) implements EpochRow {
+        double lossScale, long steps, List<Long> optimizerStateBytes) implements EpochRow {
+
+    /** Keeps an unmodifiable copy of the state bytes (none when null). */
+    public EpochMetrics {
+        optimizerStateBytes = optimizerStateBytes == null ? List.of() : List.copyOf(optimizerStateBytes);
+    }
+
+    /** Metrics without optimizer state bytes. */
+    public EpochMetrics(int epoch, double trainLoss, double trainAccuracy, double testAccuracy,
+            double seconds, double examplesPerSecond, long syncs, long syncBytes, long skippedSteps,
+            double lossScale, long steps) {
+        this(epoch, trainLoss, trainAccuracy, testAccuracy, seconds, examplesPerSecond, syncs, syncBytes,
+                skippedSteps, lossScale, steps, List.of());
+    }
 
     /** Metrics of an epoch that did not count its steps. */
     public EpochMetrics(int epoch, double trainLoss, double trainAccuracy, double testAccuracy,
@@ -36,6 +50,11 @@ public record EpochMetrics(int epoch, double trainLoss, double trainAccuracy, do
     public EpochMetrics(int epoch, double trainLoss, double trainAccuracy, double testAccuracy,
             double seconds, double examplesPerSecond) {
         this(epoch, trainLoss, trainAccuracy, testAccuracy, seconds, examplesPerSecond, 0, 0);
+    }
+
+    /** The most optimizer state any one replica held at the end of the epoch, in bytes (0 when not reported). */
+    public long largestOptimizerStateBytes() {
+        return optimizerStateBytes.stream().mapToLong(Long::longValue).max().orElse(0);
     }
 
     /**

@@ -1,5 +1,7 @@
 package org.d2l.multigpu.parallel;
 
+import java.util.Arrays;
+
 /** The sums one epoch of training adds up as it goes, turned into its {@link EpochMetrics} at the end. */
 final class EpochTally {
 
@@ -44,9 +46,10 @@ final class EpochTally {
         }
     }
 
-    /** The epoch's metrics. */
-    EpochMetrics metrics(int epoch, double testAccuracy, double lossScale) {
+    /** The epoch's metrics, with the bytes of optimizer state each replica holds. */
+    EpochMetrics metrics(int epoch, double testAccuracy, double lossScale, long[] stateBytes) {
         return new EpochMetrics(epoch, lossSum / examples, correct / examples, testAccuracy, seconds,
-                examples / seconds, syncs, syncBytes, skipped, lossScale, steps);
+                examples / seconds, syncs, syncBytes, skipped, lossScale, steps,
+                Arrays.stream(stateBytes).boxed().toList());
     }
 }

@@ -129,6 +129,18 @@ public final class OptimizerState {
         return perDevice == null ? null : perDevice.get(device);
     }
 
+    /** The bytes of every kind of state kept under {@code key} for {@code device} (0 when there is none yet). */
+    public long bytes(String key, Device device) {
+        long bytes = 0;
+        for (int kind = 0; kind < maps.size(); kind++) {
+            NDArray s = get(kind, key, device);
+            if (s != null) {
+                bytes += s.size() * s.getDataType().getNumOfBytes();
+            }
+        }
+        return bytes;
+    }
+
     /**
      * Sets the state of kind {@code kind} under {@code key} for {@code device} to the values of
      * {@code value}: in place when the state exists, else as a new detached copy, as DJL keeps it.

@@ -95,6 +95,20 @@ public final class ParameterAveraging implements ReplicaSync {
         return replicas.roundsSinceSync() > 0 ? average(replicas, optimizer) : 0;
     }
 
+    @Override
+    public long[] optimizerStateBytes(Replicas replicas, Optimizer optimizer) {
+        OptimizerState state = OptimizerState.of(optimizer);
+        long[] bytes = new long[replicas.size()];
+        for (int i = 0; i < replicas.size(); i++) {
+            for (Parameter p : replicas.parameters()) {
+                if (p.requiresGradient()) {
+                    bytes[i] += state.bytes(stateKey(p.getId(), i), replicas.get(i).device());
+                }
+            }
+        }
+        return bytes;
+    }
+
     /** The key under which worker {@code worker} keeps the optimizer state of parameter {@code id}. */
     static String stateKey(String id, int worker) {
         return worker == 0 ? id : id + "@worker" + worker;

@@ -46,6 +46,21 @@ public interface ReplicaSync {
         return 0;
     }
 
+    /**
+     * The bytes of optimizer state each replica holds (index i for replica i), read from the
+     * optimizer's own state arrays: by default all of it on replica 0, which updates every parameter.
+     */
+    default long[] optimizerStateBytes(Replicas replicas, Optimizer optimizer) {
+        OptimizerState state = OptimizerState.of(optimizer);
+        long[] bytes = new long[replicas.size()];
+        for (var p : replicas.parameters()) {
+            if (p.requiresGradient()) {
+                bytes[0] += state.bytes(p.getId(), replicas.get(0).device());
+            }
+        }
+        return bytes;
+    }
+
     /** One line stating the rule, for logs and notebooks. */
     String describe();
 }

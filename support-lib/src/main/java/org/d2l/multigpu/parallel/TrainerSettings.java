@@ -78,8 +78,9 @@ public abstract class TrainerSettings<B extends TrainerSettings<B>> {
     }
 
     /**
-     * The rule that keeps replicas in step, by default {@link GradientAveraging#mean()}, or
-     * {@link ParameterAveraging} (a setting: one object may configure several trainers).
+     * The rule that keeps replicas in step, by default {@link GradientAveraging#mean()}, with the
+     * optimizer state sharded over the replicas {@link GradientAveraging#shardedState()} (ZeRO stage 1),
+     * or {@link ParameterAveraging} (a setting: one object may configure several trainers).
      */
     public B optSync(ReplicaSync sync) {
         this.sync = sync;
