@@ -1,9 +1,12 @@
 package org.d2l.multigpu.spark;
 
 import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDArrays;
+import ai.djl.ndarray.NDList;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
+import ai.djl.training.dataset.ArrayDataset;
 import ai.djl.training.dataset.Batch;
 import ai.djl.training.dataset.Dataset;
 import ai.djl.translate.TranslateException;
@@ -53,6 +56,39 @@ public record Minibatch(float[] x, long[] shape, float[] y) implements Serializa
             throw new IllegalStateException("Could not read a batch: " + ex.getMessage(), ex);
         }
         return out;
+    }
+
+    /**
+     * {@code batches} as one DJL dataset that hands them out in this order, each as a plain
+     * (B, C, H, W) array: the in-process trainer then reads the very arrays Spark's tasks read
+     * (DJL's Fashion-MNIST batches are transposed views, channels-last in memory, for which PyTorch's
+     * convolution rounds differently). Every minibatch but the last must have the size of the first.
+     */
+    public static ArrayDataset asDataset(List<Minibatch> batches, NDManager manager) {
+        if (batches.isEmpty()) {
+            throw new IllegalArgumentException("No minibatches to make a dataset of: the list is empty.");
+        }
+        int size = batches.get(0).size();
+        for (int i = 1; i < batches.size(); i++) {
+            int n = batches.get(i).size();
+            if (n > size || (n < size && i < batches.size() - 1)) {
+                throw new IllegalArgumentException("Minibatch " + i + " holds " + n + " examples and the first "
+                        + size + ": a dataset hands out equal minibatches, only the last may be smaller.");
+            }
+        }
+        NDList xs = new NDList();
+        NDList ys = new NDList();
+        try (NDManager tmp = manager.newSubManager()) {
+            for (Minibatch b : batches) {
+                xs.add(b.x(tmp));
+                ys.add(b.y(tmp));
+            }
+            NDArray x = NDArrays.concat(xs);
+            NDArray y = NDArrays.concat(ys);
+            x.attach(manager);
+            y.attach(manager);
+            return new ArrayDataset.Builder().setData(x).optLabels(y).setSampling(size, false).build();
+        }
     }
 
     /** The number of examples. */

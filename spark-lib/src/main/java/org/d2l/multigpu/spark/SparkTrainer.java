@@ -26,8 +26,9 @@ import org.d2l.multigpu.parallel.EpochMetrics;
 import org.d2l.multigpu.runtime.Djl;
 
 /**
- * Data-parallel training on Apache Spark by parameter averaging (the pattern of DL4J's parameter
- * averaging master and Spark MLlib): each round the driver broadcasts the parameters (and the
+ * Data-parallel training on Apache Spark by parameter averaging (the pattern of DL4J's
+ * {@code ParameterAveragingTrainingMaster}; Spark MLlib's optimizers instead aggregate gradients and
+ * update once per job on the driver): each round the driver broadcasts the parameters (and the
  * averaged optimizer state, as DL4J's {@code averageUpdaters}), every
  * partition loads them into its own replica and takes {@code averagingFrequency} local SGD steps on
  * its own minibatches, {@code treeAggregate} sums the replicas, and the driver averages them

@@ -1,8 +1,5 @@
 package org.d2l.multigpu.spark;
 
-import ai.djl.ndarray.NDArray;
-import ai.djl.ndarray.NDArrays;
-import ai.djl.ndarray.NDList;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.DataType;
 import ai.djl.nn.Block;
@@ -34,16 +31,7 @@ final class InProcess {
             Block net = Models.LENET.newBlock();
             net.initialize(manager, DataType.FLOAT32, Models.LENET.inputShape());
             start.loadInto(net);
-            NDList xs = new NDList();
-            NDList ys = new NDList();
-            for (Minibatch b : batches) {
-                xs.add(b.x(manager));
-                ys.add(b.y(manager));
-            }
-            NDArray x = NDArrays.concat(xs);
-            NDArray y = NDArrays.concat(ys);
-            ArrayDataset data = new ArrayDataset.Builder().setData(x).optLabels(y)
-                    .setSampling(batches.get(0).size(), false).build();
+            ArrayDataset data = Minibatch.asDataset(batches, manager);
             ParameterAveraging sync = ParameterAveraging.builder().averagingFrequency(n).averageUpdaters(true).build();
             try (DataParallelTrainer t = DataParallelTrainer.builder(net).setDevices(Devices.virtual(k))
                     .optOptimizer(optimizer.newOptimizer()).optSync(sync).optProgress(false).build()) {

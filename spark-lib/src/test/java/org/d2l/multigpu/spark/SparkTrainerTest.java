@@ -112,6 +112,26 @@ class SparkTrainerTest {
     }
 
     @Test
+    void withOnePyTorchThreadInProcessAsInEachTaskSparkAndInProcessAreBitIdentical() {
+        // What the beyond-one-machine lesson shows: local[2] runs each task with spark.task.cpus = 1 thread.
+        List<Minibatch> batches = SyntheticData.minibatches(12, 32, 5);
+        OptimizerFactory opt = OptimizerFactory.sgd(0.1f);
+        try (SparkTrainer spark = trainer(2, 3, opt); ShardedData data = spark.distribute(batches)) {
+            ParameterValues start = ParameterValues.of(spark.getNet());
+            spark.trainEpoch(data, null);
+            int threads = ai.djl.pytorch.jni.JniUtils.getNumThreads();
+            ai.djl.pytorch.jni.JniUtils.setNumThreads(1);
+            ParameterValues inProcess;
+            try {
+                inProcess = InProcess.train(start, batches, 2, 3, opt);
+            } finally {
+                ai.djl.pytorch.jni.JniUtils.setNumThreads(threads);
+            }
+            assertEquals(0.0, ParameterValues.of(spark.getNet()).maxAbsDifference(inProcess));
+        }
+    }
+
+    @Test
     void anOptimizerWhoseStateCannotBeCarriedIsRefusedWhenTheTrainerIsBuilt() {
         OptimizerFactory odd = () -> new Optimizer(Optimizer.sgd().setLearningRateTracker(Tracker.fixed(0.1f))) {
             @Override
