@@ -2,6 +2,8 @@ package org.d2l.multigpu.devices;
 
 import ai.djl.Device;
 import ai.djl.engine.Engine;
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDList;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -72,6 +74,45 @@ public final class Devices {
                     + ". Use Devices.of(k), which falls back to virtual replicas on the CPU.");
         }
         return device;
+    }
+
+    /**
+     * Splits the examples {@code x} and labels {@code y} along the first axis over {@code devices}
+     * and moves each part there: element i is (examples, labels) of device i. Sizes differ by at most
+     * one (7 examples on 2 devices give 4 and 3); with fewer examples than devices only the first
+     * {@code n} devices get one each.
+     */
+    public static List<NDList> split(NDArray x, NDArray y, List<Device> devices) {
+        long n = x.getShape().get(0);
+        if (devices.isEmpty()) {
+            throw new IllegalArgumentException("A batch needs at least one device to be split over.");
+        }
+        if (y.getShape().get(0) != n) {
+            throw new IllegalArgumentException("A batch of " + n + " examples has "
+                    + y.getShape().get(0) + " labels; they must match.");
+        }
+        int k = (int) Math.min(devices.size(), n);
+        long[] ends = shardEnds(n, k);
+        NDList xs = x.split(ends, 0);
+        NDList ys = y.split(ends, 0);
+        List<NDList> parts = new ArrayList<>(k);
+        for (int i = 0; i < k; i++) {
+            parts.add(new NDList(xs.get(i).toDevice(devices.get(i), false), ys.get(i).toDevice(devices.get(i), false)));
+        }
+        return parts;
+    }
+
+    /** The split points of {@code n} examples over {@code k} parts (the first {@code n % k} parts get one more). */
+    static long[] shardEnds(long n, int k) {
+        long[] ends = new long[Math.max(k - 1, 0)];
+        long base = n / k;
+        long extra = n % k;
+        long pos = 0;
+        for (int i = 0; i < k - 1; i++) {
+            pos += base + (i < extra ? 1 : 0);
+            ends[i] = pos;
+        }
+        return ends;
     }
 
     /** Whether the list holds a device more than once (virtual replicas sharing one device). */

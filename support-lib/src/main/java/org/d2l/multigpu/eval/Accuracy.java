@@ -11,8 +11,8 @@ import ai.djl.ndarray.types.DataType;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
+import org.d2l.multigpu.devices.Devices;
 import org.d2l.multigpu.devices.ReplicaStore;
-import org.d2l.multigpu.parallel.FromScratch;
 
 /** Classification accuracy of a network on a data set, on one device or split over several. */
 public final class Accuracy {
@@ -74,11 +74,10 @@ public final class Accuracy {
                 try (batch; NDManager step = manager.newSubManager()) {
                     NDArray x = batch.getData().head();
                     NDArray y = batch.getLabels().head();
-                    int k = (int) Math.min(devices.size(), x.getShape().get(0));
-                    FromScratch.Shards shards = FromScratch.splitBatch(x, y, devices.subList(0, k));
-                    for (int i = 0; i < k; i++) {
-                        NDArray xi = shards.x().get(i);
-                        NDArray yi = shards.y().get(i);
+                    List<NDList> parts = Devices.split(x, y, devices);
+                    for (int i = 0; i < parts.size(); i++) {
+                        NDArray xi = parts.get(i).get(0);
+                        NDArray yi = parts.get(i).get(1);
                         xi.attach(step);
                         yi.attach(step);
                         NDArray yHat = net.forward(stores.get(i), new NDList(xi), false).head();

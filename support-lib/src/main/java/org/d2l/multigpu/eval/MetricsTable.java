@@ -4,7 +4,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.ToDoubleFunction;
-import org.d2l.multigpu.parallel.EpochMetrics;
 import tech.tablesaw.api.DoubleColumn;
 import tech.tablesaw.api.IntColumn;
 import tech.tablesaw.api.StringColumn;
@@ -20,7 +19,7 @@ public final class MetricsTable {
     public static final String EPOCH = "epoch";
 
     /** The numeric columns after run and epoch, in order: a new metric is one more line here. */
-    public static final Map<String, ToDoubleFunction<EpochMetrics>> COLUMNS = columns();
+    public static final Map<String, ToDoubleFunction<EpochRow>> COLUMNS = columns();
 
     /** Decimals shown when a table is printed, per numeric column (3 unless listed). */
     private static final Map<String, Integer> DECIMALS = Map.of("train loss", 4, "seconds", 1, "examples/s", 0,
@@ -28,20 +27,20 @@ public final class MetricsTable {
 
     private MetricsTable() {}
 
-    private static Map<String, ToDoubleFunction<EpochMetrics>> columns() {
-        Map<String, ToDoubleFunction<EpochMetrics>> c = new LinkedHashMap<>();
-        c.put("train loss", EpochMetrics::trainLoss);
-        c.put("train acc", EpochMetrics::trainAccuracy);
-        c.put("test acc", EpochMetrics::testAccuracy);
-        c.put("seconds", EpochMetrics::seconds);
-        c.put("examples/s", EpochMetrics::examplesPerSecond);
-        c.put("syncs", EpochMetrics::syncs);
+    private static Map<String, ToDoubleFunction<EpochRow>> columns() {
+        Map<String, ToDoubleFunction<EpochRow>> c = new LinkedHashMap<>();
+        c.put("train loss", EpochRow::trainLoss);
+        c.put("train acc", EpochRow::trainAccuracy);
+        c.put("test acc", EpochRow::testAccuracy);
+        c.put("seconds", EpochRow::seconds);
+        c.put("examples/s", EpochRow::examplesPerSecond);
+        c.put("syncs", EpochRow::syncs);
         c.put("MB synced", m -> m.syncBytes() / 1e6);
         return java.util.Collections.unmodifiableMap(c);
     }
 
     /** The table of one run's history, every row carrying {@code run} in the run column. */
-    public static Table of(String run, List<EpochMetrics> history) {
+    public static Table of(String run, List<? extends EpochRow> history) {
         if (run == null || run.isBlank()) {
             throw new IllegalArgumentException("a run needs a non-empty name, e.g. \"2 devices\"");
         }
@@ -52,7 +51,7 @@ public final class MetricsTable {
         COLUMNS.keySet().forEach(name -> t.addColumns(DoubleColumn.create(name)));
         COLUMNS.keySet().forEach(name -> t.doubleColumn(name).setPrintFormatter(
                 NumberColumnFormatter.fixedWithGrouping(DECIMALS.getOrDefault(name, 3))));
-        for (EpochMetrics m : history) {
+        for (EpochRow m : history) {
             t.stringColumn(RUN).append(run.strip());
             t.intColumn(EPOCH).append(m.epoch());
             COLUMNS.forEach((name, f) -> t.doubleColumn(name).append(f.applyAsDouble(m)));
@@ -72,9 +71,9 @@ public final class MetricsTable {
         return all;
     }
 
-    /** The metric {@code column} of an {@link EpochMetrics}, failing with the known names when it is not one. */
-    public static double value(String column, EpochMetrics m) {
-        ToDoubleFunction<EpochMetrics> f = COLUMNS.get(column);
+    /** The metric {@code column} of an {@link EpochRow}, failing with the known names when it is not one. */
+    public static double value(String column, EpochRow m) {
+        ToDoubleFunction<EpochRow> f = COLUMNS.get(column);
         if (f == null) {
             throw new IllegalArgumentException("unknown metric '" + column + "'; known: " + COLUMNS.keySet());
         }

@@ -2,6 +2,7 @@ package org.d2l.multigpu.parallel;
 
 import java.util.List;
 import java.util.Locale;
+import org.d2l.multigpu.eval.EpochRow;
 
 /**
  * What one epoch of training measured: mean training loss and accuracy, test accuracy (NaN when
@@ -12,7 +13,7 @@ import java.util.Locale;
  */
 public record EpochMetrics(int epoch, double trainLoss, double trainAccuracy, double testAccuracy,
         double seconds, double examplesPerSecond, long syncs, long syncBytes, long skippedSteps,
-        double lossScale) {
+        double lossScale) implements EpochRow {
 
     /** Metrics of an epoch without loss scaling (FLOAT32 training). */
     public EpochMetrics(int epoch, double trainLoss, double trainAccuracy, double testAccuracy,

@@ -13,6 +13,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.function.BiFunction;
+import org.d2l.multigpu.devices.Devices;
+import org.d2l.multigpu.devices.OnDevice;
 import org.d2l.multigpu.devices.ReplicaStore;
 import org.d2l.multigpu.runtime.NoGrad;
 
@@ -21,8 +23,6 @@ import org.d2l.multigpu.runtime.NoGrad;
  * writes them out itself, and these are the same functions for reuse.
  */
 public final class FromScratch {
-
-    private static final NDIndex ALL = new NDIndex("...");
 
     private FromScratch() {}
 
@@ -200,30 +200,12 @@ public final class FromScratch {
 
     /** Overwrites {@code dst} in place with the values of {@code src}, which may be on another device. */
     public static void copyInto(NDArray src, NDArray dst) {
-        try (NDManager tmp = scratch(dst)) {
-            NDArray moved = src.toDevice(dst.getDevice(), false);
-            dst.set(ALL, moved);
-            if (moved != src) {
-                moved.close(); // a copy made only to cross devices
-            }
-        }
-    }
-
-    /**
-     * A manager that {@code array} is attached to until it closes, so that the helper arrays an
-     * in-place update creates (DJL's {@code set} makes one for a scalar) are freed with it.
-     */
-    private static NDManager scratch(NDArray array) {
-        NDManager tmp = array.getManager().newSubManager();
-        array.tempAttach(tmp);
-        return tmp;
+        OnDevice.copyInto(src, dst);
     }
 
     /** Sets every element of {@code array} to zero in place (unlike {@code subi(self)}, also over NaN). */
     public static void zero(NDArray array) {
-        try (NDManager tmp = scratch(array)) {
-            array.set(ALL, 0f);
-        }
+        OnDevice.zero(array);
     }
 
     /**
@@ -245,29 +227,13 @@ public final class FromScratch {
             throw new IllegalArgumentException("A batch of " + n + " example(s) cannot be split over "
                     + k + " devices: use a batch size of at least " + k + " (or fewer devices).");
         }
-        long[] ends = shardEnds(n, k);
-        NDList xs = x.split(ends, 0);
-        NDList ys = y.split(ends, 0);
         List<NDArray> xOut = new ArrayList<>(k);
         List<NDArray> yOut = new ArrayList<>(k);
-        for (int i = 0; i < k; i++) {
-            xOut.add(xs.get(i).toDevice(devices.get(i), false));
-            yOut.add(ys.get(i).toDevice(devices.get(i), false));
+        for (NDList part : Devices.split(x, y, devices)) {
+            xOut.add(part.get(0));
+            yOut.add(part.get(1));
         }
         return new Shards(xOut, yOut);
-    }
-
-    /** The split points of {@code n} examples over {@code k} devices (the first {@code n % k} shards get one more). */
-    static long[] shardEnds(long n, int k) {
-        long[] ends = new long[k - 1];
-        long base = n / k;
-        long extra = n % k;
-        long pos = 0;
-        for (int i = 0; i < k - 1; i++) {
-            pos += base + (i < extra ? 1 : 0);
-            ends[i] = pos;
-        }
-        return ends;
     }
 
     /**

@@ -3,7 +3,7 @@ package org.d2l.multigpu.parallel;
 import ai.djl.ndarray.NDArray;
 import ai.djl.nn.Parameter;
 import ai.djl.training.optimizer.Optimizer;
-import java.util.List;
+import org.d2l.multigpu.devices.OnDevice;
 import org.d2l.multigpu.devices.ReplicaStore;
 
 /**
@@ -38,14 +38,14 @@ public final class GradientAveraging implements ReplicaSync {
     }
 
     @Override
-    public long step(List<ReplicaStore> replicas, List<Parameter> params, Optimizer optimizer, int active) {
+    public long step(Replicas replicas, Optimizer optimizer, int active) {
         if (active != replicas.size()) {
             throw new IllegalStateException("Gradient averaging needs a shard on every replica: "
                     + active + " of " + replicas.size() + " replicas computed gradients.");
         }
         ReplicaStore first = replicas.get(0);
         long bytes = 0;
-        for (Parameter p : params) {
+        for (Parameter p : replicas.parameters()) {
             String id = p.getId();
             NDArray w0 = first.get(id);
             // every replica hands its gradient (or running statistics) in for the mean
@@ -55,36 +55,28 @@ public final class GradientAveraging implements ReplicaSync {
                 try (NDArray g0 = w0.getGradient()) {
                     for (int i = 1; i < replicas.size(); i++) {
                         try (NDArray gi = replicas.get(i).get(id).getGradient()) {
-                            addInto(gi, g0);
-                            FromScratch.zero(gi);
+                            OnDevice.addInto(gi, g0);
+                            OnDevice.zero(gi);
                         }
                     }
                     optimizer.update(id, w0, g0);
-                    FromScratch.zero(g0); // PyTorch adds up gradients: start the next step from zero
+                    OnDevice.zero(g0); // PyTorch adds up gradients: start the next step from zero
                 }
                 for (int i = 1; i < replicas.size(); i++) {
-                    FromScratch.copyInto(w0, replicas.get(i).get(id));
+                    OnDevice.copyInto(w0, replicas.get(i).get(id));
                 }
             } else if (replicas.size() > 1) {
                 for (int i = 1; i < replicas.size(); i++) {
-                    addInto(replicas.get(i).get(id), w0);
+                    OnDevice.addInto(replicas.get(i).get(id), w0);
                 }
                 w0.divi(replicas.size());
                 for (int i = 1; i < replicas.size(); i++) {
-                    FromScratch.copyInto(w0, replicas.get(i).get(id));
+                    OnDevice.copyInto(w0, replicas.get(i).get(id));
                 }
             }
         }
+        replicas.synced();
         return bytes;
-    }
-
-    /** {@code dst += src}, with {@code src} on any device; a copy made to move it is freed at once. */
-    private static void addInto(NDArray src, NDArray dst) {
-        NDArray moved = src.toDevice(dst.getDevice(), false);
-        dst.addi(moved);
-        if (moved != src) {
-            moved.close();
-        }
     }
 
     @Override

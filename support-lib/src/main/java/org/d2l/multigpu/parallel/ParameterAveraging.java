@@ -6,8 +6,8 @@ import ai.djl.ndarray.NDManager;
 import ai.djl.nn.Parameter;
 import ai.djl.training.optimizer.Optimizer;
 import java.util.ArrayList;
-import java.util.BitSet;
 import java.util.List;
+import org.d2l.multigpu.devices.OnDevice;
 import org.d2l.multigpu.devices.ReplicaStore;
 
 /**
@@ -27,6 +27,9 @@ import org.d2l.multigpu.devices.ReplicaStore;
  * {@code "@worker" + i} appended (worker 0 under the plain id), so learning-rate schedules advance
  * once per round, not k times.
  *
+ * <p>The rule is a setting without state (the rounds since the last averaging are kept by each
+ * trainer's {@link Replicas}), so one object can configure any number of trainers.
+ *
  * <p>At frequency 1 with SGD, with or without momentum (state averaged), the update is linear and
  * this equals gradient averaging over equal shards; with Adam it does not.
  */
@@ -34,8 +37,6 @@ public final class ParameterAveraging implements ReplicaSync {
 
     private final int frequency;
     private final boolean averageUpdaters;
-    private final BitSet stepped = new BitSet();
-    private int roundsSinceAveraging;
 
     private ParameterAveraging(Builder b) {
         this.frequency = b.frequency;
@@ -73,27 +74,25 @@ public final class ParameterAveraging implements ReplicaSync {
     }
 
     @Override
-    public long step(List<ReplicaStore> replicas, List<Parameter> params, Optimizer optimizer, int active) {
+    public long step(Replicas replicas, Optimizer optimizer, int active) {
         for (int i = 0; i < active; i++) {
             ReplicaStore r = replicas.get(i);
-            for (Parameter p : params) {
+            for (Parameter p : replicas.parameters()) {
                 if (p.requiresGradient()) {
                     NDArray w = r.get(p.getId());
                     try (NDArray g = w.getGradient()) {
                         optimizer.update(stateKey(p.getId(), i), w, g);
-                        FromScratch.zero(g); // PyTorch adds up gradients: start the next round from zero
+                        OnDevice.zero(g); // PyTorch adds up gradients: start the next round from zero
                     }
                 }
             }
-            stepped.set(i);
         }
-        roundsSinceAveraging++;
-        return roundsSinceAveraging >= frequency ? average(replicas, params, optimizer) : 0;
+        return replicas.roundsSinceSync() >= frequency ? average(replicas, optimizer) : 0;
     }
 
     @Override
-    public long finish(List<ReplicaStore> replicas, List<Parameter> params, Optimizer optimizer) {
-        return roundsSinceAveraging > 0 ? average(replicas, params, optimizer) : 0;
+    public long finish(Replicas replicas, Optimizer optimizer) {
+        return replicas.roundsSinceSync() > 0 ? average(replicas, optimizer) : 0;
     }
 
     /** The key under which worker {@code worker} keeps the optimizer state of parameter {@code id}. */
@@ -102,9 +101,9 @@ public final class ParameterAveraging implements ReplicaSync {
     }
 
     /** Averages over the workers that stepped since the last averaging, writes the mean to all; returns the bytes. */
-    private long average(List<ReplicaStore> replicas, List<Parameter> params, Optimizer optimizer) {
-        List<Integer> from = new ArrayList<>();
-        stepped.stream().forEach(from::add);
+    private long average(Replicas replicas, Optimizer optimizer) {
+        List<Parameter> params = replicas.parameters();
+        List<Integer> from = replicas.steppedSinceSync();
         if (from.isEmpty()) {
             from.add(0);
         }
@@ -117,8 +116,8 @@ public final class ParameterAveraging implements ReplicaSync {
                     values.add(replicas.get(i).get(p.getId()));
                 }
                 NDArray mean = mean(values, tmp);
-                for (ReplicaStore r : replicas) {
-                    FromScratch.copyInto(mean, r.get(p.getId()));
+                for (ReplicaStore r : replicas.stores()) {
+                    OnDevice.copyInto(mean, r.get(p.getId()));
                 }
                 bytes += byteSize(mean) * from.size();
             }
@@ -126,12 +125,11 @@ public final class ParameterAveraging implements ReplicaSync {
                 bytes += averageState(replicas, params, optimizer, from, tmp);
             }
         }
-        stepped.clear();
-        roundsSinceAveraging = 0;
+        replicas.synced();
         return bytes;
     }
 
-    private static long averageState(List<ReplicaStore> replicas, List<Parameter> params, Optimizer optimizer,
+    private static long averageState(Replicas replicas, List<Parameter> params, Optimizer optimizer,
             List<Integer> from, NDManager tmp) {
         OptimizerState state = OptimizerState.of(optimizer);
         long bytes = 0;
@@ -165,12 +163,7 @@ public final class ParameterAveraging implements ReplicaSync {
         NDArray sum = ReplicaStore.copy(values.get(0), tmp.getDevice());
         sum.attach(tmp);
         for (int j = 1; j < values.size(); j++) {
-            NDArray v = values.get(j);
-            NDArray moved = v.toDevice(tmp.getDevice(), false);
-            sum.addi(moved);
-            if (moved != v) {
-                moved.close();
-            }
+            OnDevice.addInto(values.get(j), sum);
         }
         return sum.divi(values.size());
     }

@@ -1,14 +1,13 @@
 package org.d2l.multigpu.parallel;
 
-import ai.djl.nn.Parameter;
 import ai.djl.training.optimizer.Optimizer;
-import java.util.List;
-import org.d2l.multigpu.devices.ReplicaStore;
 
 /**
  * How replicas are kept in step, one of two rules: {@link GradientAveraging} (one global batch split
  * over the replicas, gradients averaged every step) or {@link ParameterAveraging} (each replica takes
- * its own minibatch and its own optimizer step, parameters averaged every N rounds).
+ * its own minibatch and its own optimizer step, parameters averaged every N rounds). A rule is a
+ * setting without state: what it needs to remember (rounds since the last averaging) the trainer's
+ * {@link Replicas} keep.
  */
 public interface ReplicaSync {
 
@@ -24,17 +23,17 @@ public interface ReplicaSync {
     float lossWeight(long shardSize, long batchSize, int replicas);
 
     /**
-     * Brings the replicas in step after a step's backward passes, in which the first {@code active}
-     * replicas computed gradients ({@code params} are the block's parameters; replica 0 holds the
-     * block's own arrays); returns the bytes it synchronised, 0 when this step did not synchronise.
+     * Brings the replicas in step after a round in which the first {@code active} replicas computed
+     * gradients (already recorded in {@code replicas}); returns the bytes it synchronised, 0 when
+     * this round did not synchronise.
      */
-    long step(List<ReplicaStore> replicas, List<Parameter> params, Optimizer optimizer, int active);
+    long step(Replicas replicas, Optimizer optimizer, int active);
 
     /**
      * Leaves every replica with the same parameters at the end of an epoch or when training stops,
      * and starts a new averaging period; returns the bytes synchronised, 0 when nothing was pending.
      */
-    default long finish(List<ReplicaStore> replicas, List<Parameter> params, Optimizer optimizer) {
+    default long finish(Replicas replicas, Optimizer optimizer) {
         return 0;
     }
 

@@ -1,11 +1,14 @@
 package org.d2l.multigpu.devices;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.djl.Device;
+import ai.djl.ndarray.NDList;
+import ai.djl.ndarray.NDManager;
 import java.util.List;
 import org.d2l.multigpu.runtime.Djl;
 import org.junit.jupiter.api.Test;
@@ -24,6 +27,16 @@ class DevicesTest {
         }
         assertTrue(Devices.hasVirtualReplicas(Devices.virtual(2)));
         assertFalse(Devices.hasVirtualReplicas(Devices.virtual(1)));
+    }
+
+    @Test
+    void splitGivesPartsThatDifferByAtMostOneAndNoEmptyPart() {
+        assertArrayEquals(new long[] {3, 6, 8}, Devices.shardEnds(10, 4));
+        try (NDManager manager = NDManager.newBaseManager(Device.cpu())) {
+            List<NDList> parts = Devices.split(manager.arange(3f), manager.arange(3f), Devices.virtual(4));
+            assertEquals(3, parts.size(), "3 examples on 4 devices: 3 parts of 1");
+            assertArrayEquals(new float[] {2}, parts.get(2).get(1).toFloatArray());
+        }
     }
 
     @Test

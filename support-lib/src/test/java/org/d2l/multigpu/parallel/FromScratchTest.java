@@ -66,7 +66,6 @@ class FromScratchTest {
         assertEquals(new Shape(4, 2), s.x().get(0).getShape());
         assertEquals(new Shape(3, 2), s.x().get(1).getShape());
         assertArrayEquals(new float[] {4, 5, 6}, s.y().get(1).toFloatArray());
-        assertArrayEquals(new long[] {3, 6, 8}, FromScratch.shardEnds(10, 4));
     }
 
     @Test

@@ -18,6 +18,7 @@ import java.util.List;
 import org.d2l.multigpu.devices.Devices;
 import org.d2l.multigpu.devices.ReplicaStore;
 import org.d2l.multigpu.models.LeNet;
+import org.d2l.multigpu.precision.LossScaler;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -85,7 +86,7 @@ class HalfPrecisionTest {
         // Stated tolerance: no float16-trained master weight further from float32's than a third of the
         // largest move float32 training made (measured: 0.005 against 0.023).
         assertTrue(diff <= moved / 3, "float16 master is " + diff + " from float32, which moved " + moved);
-        assertEquals(0, t16.getLossScaler().skippedSteps());
+        assertEquals(0, t16.getLossScale().skippedSteps());
         for (Pair<String, Parameter> p : halfNet.getParameters()) {
             assertEquals(DataType.FLOAT32, p.getValue().getArray().getDataType(), "master " + p.getKey());
             assertEquals(DataType.FLOAT16, t16.replica(0).get(p.getValue().getId()).getDataType(),
@@ -101,24 +102,24 @@ class HalfPrecisionTest {
         Block before = f.initialize(LeNet.block(), net);
         NDList b = f.batch(4);
         t.trainStep(b.get(0), b.get(1));
-        assertEquals(1, t.getLossScaler().skippedSteps(), "a scale of 2^30 must overflow float16 gradients");
-        assertEquals(huge / 2, t.getLossScaler().scale());
+        assertEquals(1, t.getLossScale().skippedSteps(), "a scale of 2^30 must overflow float16 gradients");
+        assertEquals(huge / 2, t.getLossScale().scale());
         assertEquals(0f, maxDifference(before, net), "a skipped step changed the parameters");
         // Each further overflow halves the scale again; the step after the last skip trains.
         int skips = 1;
         for (int step = 2; maxDifference(before, net) == 0f; step++) {
-            assertTrue(step <= 30, "training never resumed: " + t.getLossScaler());
-            float scale = t.getLossScaler().scale();
+            assertTrue(step <= 30, "training never resumed: " + t.getLossScale());
+            float scale = t.getLossScale().scale();
             t.trainStep(b.get(0), b.get(1));
-            if (t.getLossScaler().skippedSteps() > skips) {
+            if (t.getLossScale().skippedSteps() > skips) {
                 skips++;
-                assertEquals(scale / 2, t.getLossScaler().scale());
+                assertEquals(scale / 2, t.getLossScale().scale());
                 assertEquals(0f, maxDifference(before, net));
             } else {
-                assertEquals(scale, t.getLossScaler().scale(), "a good step keeps the scale");
+                assertEquals(scale, t.getLossScale().scale(), "a good step keeps the scale");
             }
         }
-        assertTrue(t.getLossScaler().scale() < huge / 2, "the scale settled below the overflow");
+        assertTrue(t.getLossScale().scale() < huge / 2, "the scale settled below the overflow");
         assertReplicasAndMastersBitIdentical(t);
     }
 
@@ -129,8 +130,8 @@ class HalfPrecisionTest {
         for (int step = 0; step < 7; step++) {
             t.trainStep(b.get(0), b.get(1));
         }
-        assertEquals(0, t.getLossScaler().skippedSteps());
-        assertEquals(32f, t.getLossScaler().scale(), "8 doubled after steps 3 and 6");
+        assertEquals(0, t.getLossScale().skippedSteps());
+        assertEquals(32f, t.getLossScale().scale(), "8 doubled after steps 3 and 6");
     }
 
     private void assertReplicasStayBitIdentical(int k) {
@@ -192,6 +193,20 @@ class HalfPrecisionTest {
         DataParallelTrainer t = half(LeNet.block(), null, 1, sgd(0.1f), GradientAveraging.mean(), null);
         NDList batch = f.batch(8);
         assertTrue(Double.isFinite(t.trainStep(batch.get(0), batch.get(1)).lossSum()));
+    }
+
+    @Test
+    void oneLossScalerInTwoTrainersGivesEachItsOwnRunningScale() {
+        LossScaler shared = LossScaler.of(8f, 2);
+        DataParallelTrainer a = half(LeNet.block(), null, 1, sgd(0.05f), GradientAveraging.mean(), shared);
+        for (int step = 0; step < 4; step++) {
+            NDList b = f.batch(8);
+            a.trainStep(b.get(0), b.get(1));
+        }
+        assertEquals(32f, a.getLossScale().scale(), "8 doubled after steps 2 and 4");
+        DataParallelTrainer b = half(LeNet.block(), null, 1, sgd(0.05f), GradientAveraging.mean(), shared);
+        assertEquals(8f, b.getLossScale().scale(), "a second trainer starts from the setting, not from the first run");
+        assertEquals(8f, shared.initialScale());
     }
 
     @Test
@@ -260,9 +275,9 @@ class HalfPrecisionTest {
         List<EpochMetrics> h = t.fit(data, null, 1);
         EpochMetrics last = h.get(0);
         assertTrue(last.skippedSteps() > 0, "a scale of 1e30 overflows: " + EpochMetrics.table(h));
-        assertEquals(t.getLossScaler().scale(), last.lossScale());
+        assertEquals(t.getLossScale().scale(), last.lossScale());
         assertTrue(last.lossScale() < 1e30);
-        assertEquals(t.getLossScaler().skippedSteps(), h.stream().mapToLong(EpochMetrics::skippedSteps).sum());
+        assertEquals(t.getLossScale().skippedSteps(), h.stream().mapToLong(EpochMetrics::skippedSteps).sum());
         assertTrue(EpochMetrics.table(h).contains("loss scale"));
     }
 }

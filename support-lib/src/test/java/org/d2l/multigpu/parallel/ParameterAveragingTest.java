@@ -118,6 +118,29 @@ class ParameterAveragingTest {
     }
 
     @Test
+    void oneRuleObjectInTwoTrainersKeepsTheirAveragingPeriodsApart() {
+        ParameterAveraging shared = ParameterAveraging.every(3);
+        Block a = LeNet.block();
+        DataParallelTrainer tA = f.trainer(a, null, 2, sgd(0.1f), shared);
+        Block b = LeNet.block();
+        DataParallelTrainer tB = f.trainer(b, a, 2, sgd(0.1f), shared);
+        Block c = LeNet.block();
+        DataParallelTrainer tC = f.trainer(c, a, 2, sgd(0.1f), ParameterAveraging.every(3)); // a rule of its own
+        for (int round = 1; round <= 4; round++) {
+            NDList x = f.batch(8);
+            NDList y = f.batch(8);
+            List<NDArray> xs = List.of(x.get(0), y.get(0));
+            List<NDArray> ys = List.of(x.get(1), y.get(1));
+            tA.trainRound(xs, ys); // rounds of A and B interleave: a shared counter would average early
+            tB.trainRound(xs, ys);
+            tC.trainRound(xs, ys);
+            assertEquals(replicaDifference(tC, 1), replicaDifference(tB, 1), "round " + round);
+        }
+        assertEquals(0f, maxDifference(b, c), "trainer B did what a trainer with a rule of its own does");
+        assertEquals(0f, maxDifference(a, c));
+    }
+
+    @Test
     void replicasDifferBetweenAveragingsAndAreBitIdenticalRightAfterEach() {
         DataParallelTrainer t = f.trainer(LeNet.block(), null, 2, sgd(0.1f), ParameterAveraging.every(3));
         for (int round = 1; round <= 7; round++) {

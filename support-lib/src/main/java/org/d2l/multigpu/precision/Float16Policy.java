@@ -1,6 +1,5 @@
-package org.d2l.multigpu.parallel;
+package org.d2l.multigpu.precision;
 
-import ai.djl.Device;
 import ai.djl.engine.Engine;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
@@ -11,13 +10,14 @@ import ai.djl.nn.Parameter;
 import ai.djl.training.GradientCollector;
 import java.util.ArrayList;
 import java.util.List;
+import org.d2l.multigpu.devices.OnDevice;
 import org.d2l.multigpu.devices.ReplicaStore;
 
 /**
  * Mixed-precision training with float32 master weights: every replica runs forward and backward on a
- * float16 copy of the parameters, the loss is computed in float32 and multiplied by a
- * {@link LossScaler}'s scale, and the float16 gradients are unscaled into the float32 masters, which
- * the {@link ReplicaSync} rule updates and which are then copied back into the float16 copies.
+ * float16 copy of the parameters, the loss is computed in float32 and multiplied by the loss scale,
+ * and the float16 gradients are unscaled into the float32 masters, which the trainer's rule updates
+ * and which are then copied back into the float16 copies.
  *
  * <p>Each replica has a float32 master of its own on its own device (replica 0's is the block's own
  * arrays), so that both rules run unchanged on float32: gradient averaging averages the k unscaled
@@ -27,14 +27,16 @@ import org.d2l.multigpu.devices.ReplicaStore;
  * without losing small updates. A step is skipped on every replica when any replica's gradient
  * holds an infinity or NaN.
  */
-public final class HalfPrecision {
+final class Float16Policy implements PrecisionPolicy {
 
-    private final LossScaler scaler;
+    private final List<ReplicaStore> masters;
+    private final List<Parameter> params;
+    private final LossScale scale;
     private final List<ReplicaStore> replicas = new ArrayList<>();
     private final List<NDArray> float32Ones = new ArrayList<>();
 
-    /** Float16 copies of {@code net}'s float32 parameters on each of {@code devices}, held by {@code manager}. */
-    HalfPrecision(Block net, List<Device> devices, NDManager manager, LossScaler scaler) {
+    /** Float16 copies of {@code net}'s float32 parameters on each master's device, held by {@code manager}. */
+    Float16Policy(Block net, List<ReplicaStore> masters, List<Parameter> params, NDManager manager, LossScaler scaler) {
         for (var p : net.getParameters()) {
             DataType t = p.getValue().getArray().getDataType();
             if (t != DataType.FLOAT32) {
@@ -43,20 +45,22 @@ public final class HalfPrecision {
                         + ": initialise the block in DataType.FLOAT32.");
             }
         }
-        this.scaler = scaler;
-        for (Device d : devices) {
-            replicas.add(ReplicaStore.copyOf(net, d, manager, true, DataType.FLOAT16));
-            NDArray one = manager.ones(new Shape(1), DataType.FLOAT32, d);
-            float32Ones.add(one);
+        this.masters = masters;
+        this.params = params;
+        this.scale = scaler.start();
+        for (ReplicaStore m : masters) {
+            replicas.add(ReplicaStore.copyOf(net, m.device(), manager, true, DataType.FLOAT16));
+            float32Ones.add(manager.ones(new Shape(1), DataType.FLOAT32, m.device()));
         }
+        allocateGradients(manager);
     }
 
     /**
-     * Gives every trained parameter of {@code masters} its gradient buffer, zero: PyTorch creates a
+     * Gives every trained parameter of the masters its gradient buffer, zero: PyTorch creates a
      * leaf's gradient at its first backward pass, which the masters never take (until then DJL's
      * {@code getGradient()} hands out a fresh array each call, and what is written into it is lost).
      */
-    static void allocateGradients(List<ReplicaStore> masters, List<Parameter> params, NDManager manager) {
+    private void allocateGradients(NDManager manager) {
         try (NDManager tmp = manager.newSubManager();
                 GradientCollector gc = Engine.getInstance().newGradientCollector()) {
             for (ReplicaStore m : masters) {
@@ -76,53 +80,43 @@ public final class HalfPrecision {
         }
     }
 
-    /**
-     * Checks that the trainer can train in {@code type}: FLOAT32 or FLOAT16; BFLOAT16 is refused
-     * because DJL 0.35.1's PyTorch engine does not map it and would terminate the JVM.
-     */
-    public static DataType checkTrainable(DataType type) {
-        if (type == DataType.FLOAT32 || type == DataType.FLOAT16) {
-            return type;
-        }
-        if (type == DataType.BFLOAT16) {
-            throw new IllegalArgumentException("BFLOAT16 is not supported: DJL 0.35.1's PyTorch engine does not "
-                    + "map it and would terminate the JVM instead of failing. Use DataType.FLOAT16 (float16 "
-                    + "compute with float32 master weights) or DataType.FLOAT32 (the default).");
-        }
-        throw new IllegalArgumentException("The trainer cannot train in " + type
-                + ": use DataType.FLOAT32 (the default) or DataType.FLOAT16.");
+    @Override
+    public DataType dataType() {
+        return DataType.FLOAT16;
     }
 
-    /** The float16 parameters the replicas run forward and backward on. */
-    List<ReplicaStore> replicas() {
+    @Override
+    public List<ReplicaStore> replicas() {
         return replicas;
     }
 
-    /** The loss scaler. */
-    LossScaler scaler() {
-        return scaler;
-    }
-
-    /** The examples {@code x} as float16, outside any recorded graph. */
-    static NDArray input(NDArray x) {
+    @Override
+    public NDArray input(NDArray x) {
         return x.toType(DataType.FLOAT16, false);
     }
 
     /**
-     * The float16 output {@code yHat} of replica {@code replica} as float32 inside the recorded graph:
      * {@code toType} is not differentiable in DJL, a product with a float32 one is (PyTorch promotes
      * the type, and the backward pass casts the gradient back to float16).
      */
-    NDArray toFloat32(NDArray yHat, int replica) {
+    @Override
+    public NDArray output(NDArray yHat, int replica) {
         return yHat.mul(float32Ones.get(replica));
     }
 
-    /**
-     * Unscales the float16 gradients of the first {@code active} replicas into their float32
-     * masters' gradients and copies running statistics to the masters; returns false, writing
-     * nothing, when any gradient holds an infinity or NaN. Temporary arrays go to {@code step}.
-     */
-    boolean unscaleInto(List<ReplicaStore> masters, List<Parameter> params, int active, NDManager step) {
+    @Override
+    public float lossFactor() {
+        return scale.scale();
+    }
+
+    @Override
+    public LossScale lossScale() {
+        return scale;
+    }
+
+    /** Unscales the float16 gradients into the masters' and copies running statistics to the masters. */
+    @Override
+    public boolean gradientsToMasters(int active, NDManager step) {
         List<NDArray> unscaled = new ArrayList<>();
         for (int i = 0; i < active; i++) {
             for (Parameter p : params) {
@@ -134,10 +128,11 @@ public final class HalfPrecision {
                         // when one of them is.
                         try (NDArray sum = g32.sum()) {
                             if (!Float.isFinite(sum.getFloat())) {
+                                scale.stepSkipped();
                                 return false;
                             }
                         }
-                        unscaled.add(g32.divi(scaler.scale()));
+                        unscaled.add(g32.divi(scale.scale()));
                     }
                 }
             }
@@ -149,8 +144,8 @@ public final class HalfPrecision {
                 NDArray master = masters.get(i).get(p.getId());
                 if (p.requiresGradient()) {
                     try (NDArray g = master.getGradient(); NDArray gHalf = half.getGradient()) {
-                        FromScratch.copyInto(unscaled.get(j++), g);
-                        FromScratch.zero(gHalf);
+                        OnDevice.copyInto(unscaled.get(j++), g);
+                        OnDevice.zero(gHalf);
                     }
                 } else {
                     castInto(half, master, step);
@@ -161,7 +156,8 @@ public final class HalfPrecision {
     }
 
     /** Copies every master's values into its replica's float16 parameters. */
-    void copyFromMasters(List<ReplicaStore> masters, List<Parameter> params, NDManager step) {
+    @Override
+    public void mastersChanged(NDManager step) {
         for (int i = 0; i < replicas.size(); i++) {
             for (Parameter p : params) {
                 castInto(masters.get(i).get(p.getId()), replicas.get(i).get(p.getId()), step);
@@ -169,9 +165,14 @@ public final class HalfPrecision {
         }
     }
 
+    @Override
+    public void stepTaken() {
+        scale.stepTaken();
+    }
+
     private static void castInto(NDArray src, NDArray dst, NDManager step) {
         NDArray cast = src.toType(dst.getDataType(), true);
         cast.attach(step);
-        FromScratch.copyInto(cast, dst);
+        OnDevice.copyInto(cast, dst);
     }
 }

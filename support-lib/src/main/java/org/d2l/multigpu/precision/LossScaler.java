@@ -1,4 +1,4 @@
-package org.d2l.multigpu.parallel;
+package org.d2l.multigpu.precision;
 
 import java.util.Locale;
 
@@ -6,7 +6,8 @@ import java.util.Locale;
  * Dynamic loss scaling for float16 training, as PyTorch's {@code GradScaler} does it: the loss is
  * multiplied by a scale before the backward pass so that small gradients do not flush to zero in
  * float16; after {@code growthInterval} good steps in a row the scale doubles, and a step whose
- * gradients hold an infinity or NaN is skipped and halves the scale.
+ * gradients hold an infinity or NaN is skipped and halves the scale. This is a setting: each trainer
+ * keeps its own running {@link LossScale}, so one scaler can configure any number of runs.
  */
 public final class LossScaler {
 
@@ -15,10 +16,8 @@ public final class LossScaler {
     /** The number of good steps in a row after which the scale doubles, PyTorch's default. */
     public static final int DEFAULT_GROWTH_INTERVAL = 2000;
 
+    private final float initialScale;
     private final int growthInterval;
-    private float scale;
-    private int goodSteps;
-    private long skipped;
 
     private LossScaler(float initialScale, int growthInterval) {
         if (!(initialScale > 0) || Float.isInfinite(initialScale)) {
@@ -29,7 +28,7 @@ public final class LossScaler {
             throw new IllegalArgumentException("The growth interval must be at least 1 step, got " + growthInterval
                     + ": use LossScaler.DEFAULT_GROWTH_INTERVAL (2000).");
         }
-        this.scale = initialScale;
+        this.initialScale = initialScale;
         this.growthInterval = growthInterval;
     }
 
@@ -43,36 +42,24 @@ public final class LossScaler {
         return new LossScaler(initialScale, growthInterval);
     }
 
-    /** The factor the loss is multiplied by before the backward pass now. */
-    public float scale() {
-        return scale;
+    /** The scale a run starts from. */
+    public float initialScale() {
+        return initialScale;
     }
 
-    /** The number of steps skipped so far because a gradient overflowed. */
-    public long skippedSteps() {
-        return skipped;
+    /** The number of good steps in a row after which the scale doubles. */
+    public int growthInterval() {
+        return growthInterval;
     }
 
-    /** Records a step whose gradients were all finite: after enough of them in a row the scale doubles. */
-    public void stepTaken() {
-        if (++goodSteps >= growthInterval) {
-            goodSteps = 0;
-            if (Float.isFinite(scale * 2f)) {
-                scale *= 2f;
-            }
-        }
-    }
-
-    /** Records a skipped step (a gradient was infinite or NaN): the scale halves. */
-    public void stepSkipped() {
-        skipped++;
-        goodSteps = 0;
-        scale = Math.max(scale / 2f, Float.MIN_NORMAL);
+    /** A fresh running scale for one training run, starting at {@link #initialScale()}. */
+    public LossScale start() {
+        return new LossScale(initialScale, growthInterval);
     }
 
     @Override
     public String toString() {
-        return String.format(Locale.ROOT, "loss scale %.0f (doubles after %d good steps), %d step(s) skipped",
-                scale, growthInterval, skipped);
+        return String.format(Locale.ROOT, "loss scaling from %.0f, doubled after %d good steps, halved on overflow",
+                initialScale, growthInterval);
     }
 }

@@ -1,0 +1,32 @@
+package org.d2l.multigpu.eval;
+
+/**
+ * What one epoch of a training run measured, as a row of a {@link MetricsTable} shows it; the
+ * trainers' {@code EpochMetrics} is one.
+ */
+public interface EpochRow {
+
+    /** The epoch, counted from 1. */
+    int epoch();
+
+    /** The mean training loss. */
+    double trainLoss();
+
+    /** The training accuracy. */
+    double trainAccuracy();
+
+    /** The test accuracy (NaN when there was no test set). */
+    double testAccuracy();
+
+    /** The seconds spent training. */
+    double seconds();
+
+    /** Training examples per second. */
+    double examplesPerSecond();
+
+    /** How often the replicas were synchronised. */
+    long syncs();
+
+    /** The bytes moved for those synchronisations. */
+    long syncBytes();
+}

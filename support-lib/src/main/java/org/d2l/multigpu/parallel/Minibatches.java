@@ -1,0 +1,94 @@
+package org.d2l.multigpu.parallel;
+
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDList;
+import ai.djl.ndarray.NDManager;
+import ai.djl.training.dataset.Batch;
+import ai.djl.training.dataset.RandomAccessDataset;
+import ai.djl.translate.TranslateException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+
+/**
+ * One epoch's batches as the trainer takes them: one global batch a step, or k minibatches a round
+ * (fewer in a last partial round), loaded ahead on a background thread when prefetching. The
+ * arrays of a step are held by a manager of ours until {@link #release()}: DJL's iterator frees its
+ * own batches as soon as it reports that no batch is left, before a last partial round has run.
+ */
+final class Minibatches implements AutoCloseable {
+
+    private final NDManager parent;
+    private final int perStep;
+    private final ExecutorService prefetcher;
+    private final Iterator<Batch> it;
+    private NDManager held;
+
+    Minibatches(RandomAccessDataset trainSet, NDManager manager, boolean prefetch, int perStep) {
+        this.parent = manager;
+        this.perStep = perStep;
+        this.held = manager.newSubManager();
+        this.prefetcher = prefetch ? Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "prefetch");
+            t.setDaemon(true);
+            return t;
+        }) : null;
+        try {
+            it = (prefetcher == null ? trainSet.getData(manager) : trainSet.getData(manager, prefetcher)).iterator();
+        } catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        } catch (TranslateException ex) {
+            throw new IllegalStateException("Could not read a training batch: " + ex.getMessage(), ex);
+        }
+    }
+
+    /**
+     * The next step's (examples, labels), one pair per batch; empty when the epoch is over. Throws
+     * {@link InterruptedException} when interrupted while waiting for a prefetched batch.
+     */
+    List<NDList> next() throws InterruptedException {
+        List<NDList> group = new ArrayList<>();
+        try {
+            while (group.size() < perStep && it.hasNext()) {
+                try (Batch b = it.next()) {
+                    NDArray x = b.getData().head();
+                    NDArray y = b.getLabels().head();
+                    x.attach(held);
+                    y.attach(held);
+                    group.add(new NDList(x, y));
+                }
+            }
+        } catch (RuntimeException ex) {
+            for (Throwable t = ex; t != null; t = t.getCause()) {
+                if (t instanceof InterruptedException) {
+                    throw new InterruptedException("interrupted while waiting for a prefetched batch");
+                }
+            }
+            throw ex;
+        }
+        return group;
+    }
+
+    /** Frees the arrays of the step just taken. */
+    void release() {
+        held.close();
+        held = parent.newSubManager();
+    }
+
+    /** The examples (index 0) or labels (index 1) of every batch of {@code group}. */
+    static List<NDArray> part(List<NDList> group, int index) {
+        return group.stream().map(b -> b.get(index)).toList();
+    }
+
+    @Override
+    public void close() {
+        if (prefetcher != null) {
+            prefetcher.shutdownNow();
+        }
+        held.close();
+    }
+}

@@ -1,0 +1,98 @@
+package org.d2l.multigpu.parallel;
+
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDManager;
+import ai.djl.nn.Parameter;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.d2l.multigpu.devices.OnDevice;
+import org.d2l.multigpu.devices.ReplicaStore;
+
+/**
+ * The float32 parameters of a trainer's k replicas, one {@link ReplicaStore} each (replica 0's are the
+ * block's own arrays), as its {@link ReplicaSync} rule updates them, and what happened to them since
+ * the rule last made them equal: the rounds taken and which replicas stepped. One per trainer, so a
+ * rule itself holds no state and one rule object can configure any number of trainers.
+ */
+public final class Replicas {
+
+    private final List<ReplicaStore> stores;
+    private final List<Parameter> params;
+    private final BitSet stepped = new BitSet();
+    private int rounds;
+
+    Replicas(List<ReplicaStore> stores, List<Parameter> params) {
+        this.stores = List.copyOf(stores);
+        this.params = List.copyOf(params);
+    }
+
+    /** The number of replicas. */
+    public int size() {
+        return stores.size();
+    }
+
+    /** Replica {@code i}'s parameter values. */
+    public ReplicaStore get(int i) {
+        return stores.get(i);
+    }
+
+    /** Every replica's parameter values, replica 0 first. */
+    public List<ReplicaStore> stores() {
+        return stores;
+    }
+
+    /** The block's parameters (trained ones and running statistics), in the block's order. */
+    public List<Parameter> parameters() {
+        return params;
+    }
+
+    /** The rounds (steps) taken since the replicas were last made equal. */
+    public int roundsSinceSync() {
+        return rounds;
+    }
+
+    /** The replicas that took a step since the replicas were last made equal, in order. */
+    public List<Integer> steppedSinceSync() {
+        List<Integer> list = new ArrayList<>();
+        stepped.stream().forEach(list::add);
+        return list;
+    }
+
+    /** A copy of replica 0's parameters (trained ones and running statistics), held by a sub-manager of {@code manager}. */
+    ParameterSnapshot snapshot(NDManager manager) {
+        Map<String, NDArray> current = new LinkedHashMap<>();
+        for (Parameter p : params) {
+            current.put(p.getId(), stores.get(0).get(p.getId()));
+        }
+        return new ParameterSnapshot(manager, current);
+    }
+
+    /** Writes {@code snapshot} into every replica, bit for bit. */
+    void restore(ParameterSnapshot snapshot) {
+        for (Parameter p : params) {
+            NDArray saved = snapshot.values().get(p.getId());
+            if (saved == null) {
+                throw new IllegalArgumentException("The snapshot has no parameter " + p.getId()
+                        + ": it was taken from another model.");
+            }
+            for (ReplicaStore r : stores) {
+                OnDevice.copyInto(saved, r.get(p.getId()));
+            }
+        }
+    }
+
+    /** Records a round in which the first {@code active} replicas computed gradients. */
+    void roundTaken(int active) {
+        stepped.set(0, active);
+        rounds++;
+    }
+
+    /** Records that the rule made every replica equal: a new period starts. */
+    void synced() {
+        stepped.clear();
+        rounds = 0;
+    }
+}

@@ -1,0 +1,171 @@
+package org.d2l.multigpu.parallel;
+
+import ai.djl.Device;
+import ai.djl.ndarray.types.DataType;
+import ai.djl.ndarray.types.Shape;
+import ai.djl.nn.Block;
+import ai.djl.training.initializer.Initializer;
+import ai.djl.training.loss.Loss;
+import ai.djl.training.optimizer.Nag;
+import ai.djl.training.optimizer.Optimizer;
+import ai.djl.training.tracker.Tracker;
+import java.util.List;
+import org.d2l.multigpu.devices.Devices;
+import org.d2l.multigpu.models.Init;
+import org.d2l.multigpu.precision.LossScaler;
+import org.d2l.multigpu.precision.PrecisionPolicy;
+import org.d2l.multigpu.runtime.Djl;
+
+/**
+ * The settings of a {@link DataParallelTrainer}, set DJL style through its {@link DataParallelTrainer.Builder}
+ * ({@code B}): every setting is a value; what a run changes (averaging period, loss scale) the trainer keeps.
+ */
+public abstract class TrainerSettings<B extends TrainerSettings<B>> {
+
+    final Block net;
+    List<Device> devices;
+    Loss loss = Loss.softmaxCrossEntropyLoss();
+    Optimizer optimizer;
+    ReplicaSync sync = GradientAveraging.mean();
+    Initializer initializer = Init.pytorchLike();
+    Shape inputShape;
+    Boolean concurrent;
+    boolean progress = progressByDefault();
+    boolean prefetch;
+    DataType dataType = DataType.FLOAT32;
+    LossScaler lossScaler;
+
+    TrainerSettings(Block net) {
+        if (net == null) {
+            throw new IllegalArgumentException("DataParallelTrainer needs a block to train.");
+        }
+        this.net = net;
+    }
+
+    @SuppressWarnings("unchecked")
+    private B self() {
+        return (B) this;
+    }
+
+    /** The devices, one replica each: {@code Devices.of(k)} gives k GPUs or k virtual CPU replicas. */
+    public B setDevices(List<Device> devices) {
+        if (devices == null || devices.isEmpty()) {
+            throw new IllegalArgumentException(
+                    "DataParallelTrainer needs at least one device (got none): use Devices.of(k) with k >= 1.");
+        }
+        devices.forEach(Devices::check);
+        this.devices = devices;
+        return self();
+    }
+
+    /** SGD with a fixed learning rate {@code lr}, the lessons' optimizer. */
+    public B optLearningRate(float lr) {
+        this.optimizer = Optimizer.sgd().setLearningRateTracker(Tracker.fixed(lr)).build();
+        return self();
+    }
+
+    /** The optimizer; it updates once per global step whatever the number of replicas. */
+    public B optOptimizer(Optimizer optimizer) {
+        this.optimizer = optimizer;
+        return self();
+    }
+
+    /** The loss, by default softmax cross-entropy (a mean over the examples). */
+    public B optLoss(Loss loss) {
+        this.loss = loss;
+        return self();
+    }
+
+    /**
+     * The rule that keeps replicas in step, by default {@link GradientAveraging#mean()}, or
+     * {@link ParameterAveraging} (a setting: one object may configure several trainers).
+     */
+    public B optSync(ReplicaSync sync) {
+        this.sync = sync;
+        return self();
+    }
+
+    /** The weight initialisation used when the block is not initialised yet (default {@link Init#pytorchLike()}). */
+    public B optInitializer(Initializer initializer) {
+        this.initializer = initializer;
+        return self();
+    }
+
+    /** The input shape with which to initialise the block when it is not initialised yet. */
+    public B optInputShape(Shape inputShape) {
+        this.inputShape = inputShape;
+        return self();
+    }
+
+    /** Forces worker threads on or off (default: on for several distinct devices, off for virtual replicas). */
+    public B optConcurrent(boolean concurrent) {
+        this.concurrent = concurrent;
+        return self();
+    }
+
+    /** Turns DJL's per-epoch progress bar on or off (default: on unless {@code D2L_PROGRESS=false}). */
+    public B optProgress(boolean progress) {
+        this.progress = progress;
+        return self();
+    }
+
+    /**
+     * Loads the next minibatches on a background thread while the replicas train, as
+     * ParallelWrapper's {@code prefetchBuffer} does, through DJL's own prefetching (how many
+     * batches ahead is the dataset's {@code optPrefetchNumber}, default 2).
+     */
+    public B optPrefetch(boolean prefetch) {
+        this.prefetch = prefetch;
+        return self();
+    }
+
+    /**
+     * The data type the replicas compute in: FLOAT32 (the default) or FLOAT16 (float16 forward
+     * and backward, float32 master weights, dynamic loss scaling); anything else, BFLOAT16
+     * included, is refused here with an {@link IllegalArgumentException}.
+     */
+    public B optDataType(DataType dataType) {
+        this.dataType = PrecisionPolicy.checkTrainable(dataType);
+        return self();
+    }
+
+    /** The loss scaling of FLOAT16 training (default {@link LossScaler#dynamic()}); each trainer keeps its own running scale. */
+    public B optLossScaler(LossScaler lossScaler) {
+        this.lossScaler = lossScaler;
+        return self();
+    }
+
+    /** Whether progress bars are on: env {@code D2L_PROGRESS} or property {@code d2l.progress} = false turns them off. */
+    static boolean progressByDefault() {
+        String v = System.getenv("D2L_PROGRESS");
+        if (v == null) {
+            v = System.getProperty("d2l.progress", "true");
+        }
+        return !v.equalsIgnoreCase("false") && !v.equals("0");
+    }
+
+    /** These settings, checked: what is missing or cannot work is a clear error here, before any work. */
+    TrainerSettings<B> validated() {
+        if (devices == null) {
+            throw new IllegalArgumentException("No devices set: call setDevices(Devices.of(k)) on the builder.");
+        }
+        if (optimizer == null) {
+            throw new IllegalArgumentException(
+                    "No optimizer set: call optLearningRate(lr) or optOptimizer(...) on the builder.");
+        }
+        if (optimizer instanceof Nag && "PyTorch".equals(Djl.engine().getEngineName())) {
+            // It would fail only at the first update, after the backward passes of a step.
+            throw new IllegalArgumentException("DJL's PyTorch engine does not implement Nesterov momentum "
+                    + "(Optimizer.nag()): use Optimizer.sgd().setLearningRateTracker(...).optMomentum(0.9f) instead.");
+        }
+        if (lossScaler != null && dataType != DataType.FLOAT16) {
+            throw new IllegalArgumentException("A loss scaler is used only in FLOAT16 training: add "
+                    + "optDataType(DataType.FLOAT16) or drop optLossScaler(...).");
+        }
+        if (!net.isInitialized() && inputShape == null) {
+            throw new IllegalArgumentException("The block is not initialised: give the builder optInputShape(...) "
+                    + "(for example new Shape(1, 1, 28, 28)) or initialise the block first.");
+        }
+        return this;
+    }
+}
