@@ -14,7 +14,8 @@ RUN apt-get update \
 
 WORKDIR /opt/d2l
 COPY . .
-# Builds the support jar (Maven downloads into /root/.m2) and installs the kernel in build/jupyter.
+# Builds the support jar and the kernel launcher (Maven downloads into /root/.m2) and installs the kernel
+# (rapaio 3.0.1, started by the launcher) in build/jupyter.
 RUN scripts/setup.sh
 # serve.sh re-runs setup.sh at start: stay offline then, everything is in /root/.m2 already.
 ENV MVN_ARGS=-o

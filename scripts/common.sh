@@ -16,6 +16,9 @@ KERNEL_NAME=java
 RAPAIO_VERSION=3.0.1
 KERNEL_DIR="$ROOT/build/jupyter/kernels/$KERNEL_NAME"
 KERNEL_JAR="rapaio-jupyter-kernel-$RAPAIO_VERSION.jar"
+# The project's launcher of that kernel (module kernel-launcher), copied beside it into $KERNEL_DIR.
+KERNEL_LAUNCHER_JAR=d2l-kernel-launcher.jar
+KERNEL_LAUNCHER_CLASS=org.d2l.multigpu.kernel.KernelLauncher
 
 # Debian's Jupyter lives in /usr/bin/python3; a pyenv/venv python3 first on PATH may lack it.
 if [[ -x /usr/bin/python3 ]]; then

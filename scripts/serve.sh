@@ -10,8 +10,9 @@
 # prints the URL with its access token. Run as root (containers), it adds --allow-root, which Jupyter
 # demands then. The kernel is found through JUPYTER_PATH=build/jupyter; the notebook code sees your
 # environment (e.g. DATASET_LIMIT, MAX_EPOCH) as it is.
-# rapaio 3.0.1 sometimes hangs at start-up (the notebook stays "Connecting to kernel"/busy and runs
-# nothing): use Kernel > Restart.
+# The kernel is rapaio 3.0.1 started by the project's launcher (kernel-launcher/), which removes rapaio's
+# start-up race (a kernel stuck at "Kernel starting, please wait...") and makes Kernel > Interrupt stop
+# training at the next step (README, "Stopping a run").
 set -euo pipefail
 # shellcheck source=scripts/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"

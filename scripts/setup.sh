@@ -10,7 +10,9 @@
 #    Class-Path lists), so one notebook cell `%jars ../support-lib/target/d2l-multigpu.jar` loads it all,
 #    and the Spark jar spark-lib/target/d2l-spark.jar (Spark + the support jar, same way).
 # 4. Installs the Java kernel (rapaio-jupyter-kernel from Maven Central) as a project-local kernelspec
-#    build/jupyter/kernels/java (found through JUPYTER_PATH=build/jupyter; nothing goes to ~/.local).
+#    build/jupyter/kernels/java (found through JUPYTER_PATH=build/jupyter; nothing goes to ~/.local),
+#    started by the project's launcher (kernel-launcher/target/d2l-kernel-launcher.jar), which fixes
+#    rapaio's start-up race and makes Kernel > Interrupt stop only the running cell.
 #
 # Environment:
 #   MVN_ARGS          extra Maven arguments, e.g. "-o" (offline) or "-Dgpu" (no bundled CPU natives;
@@ -93,6 +95,8 @@ SUPPORT_JAR="$ROOT/support-lib/target/d2l-multigpu.jar"
 [[ -f "$SUPPORT_JAR" ]] || die "build finished but $SUPPORT_JAR is missing"
 SPARK_JAR="$ROOT/spark-lib/target/d2l-spark.jar"
 [[ -f "$SPARK_JAR" ]] || die "build finished but $SPARK_JAR is missing"
+LAUNCHER_JAR="$ROOT/kernel-launcher/target/$KERNEL_LAUNCHER_JAR"
+[[ -f "$LAUNCHER_JAR" ]] || die "build finished but $LAUNCHER_JAR is missing"
 
 # --- 4. Project-local Java kernel ----------------------------------------------------------------
 mkdir -p "$KERNEL_DIR" "$JUPYTER_RUNTIME_DIR"
@@ -106,16 +110,22 @@ if [[ ! -f "$KERNEL_DIR/$KERNEL_JAR" ]]; then
         -DoutputDirectory="$KERNEL_DIR")
 fi
 
+cp "$LAUNCHER_JAR" "$KERNEL_DIR/$KERNEL_LAUNCHER_JAR"
+
 # The kernel runs notebook code in its own JVM (JShell with local execution), so these JVM options
 # apply to the notebook code too: native access for DJL/JNA (silences JDK 22+ warnings; accepted by
 # 17), and the same thread stack size as the unit tests.
 read -ra kernel_java_opts <<<"--enable-native-access=ALL-UNNAMED -Xss4m ${KERNEL_JAVA_OPTS:-}"
 JAVA="$JAVA" KERNEL_DIR="$KERNEL_DIR" KERNEL_JAR="$KERNEL_JAR" RAPAIO_VERSION="$RAPAIO_VERSION" \
+    KERNEL_LAUNCHER_JAR="$KERNEL_LAUNCHER_JAR" KERNEL_LAUNCHER_CLASS="$KERNEL_LAUNCHER_CLASS" \
     "$PY" - "${kernel_java_opts[@]}" <<'EOF'
 import json, os, sys
 spec = {
-    "argv": [os.environ["JAVA"], *sys.argv[1:], "-jar",
-             "{resource_dir}/" + os.environ["KERNEL_JAR"], "{connection_file}"],
+    # The launcher runs rapaio's kernel (instead of `-jar rapaio-jupyter-kernel.jar`) without its start-up
+    # race and with an Interrupt that stops only the running cell.
+    "argv": [os.environ["JAVA"], *sys.argv[1:], "-cp",
+             "{resource_dir}/%s:{resource_dir}/%s" % (os.environ["KERNEL_LAUNCHER_JAR"], os.environ["KERNEL_JAR"]),
+             os.environ["KERNEL_LAUNCHER_CLASS"], "{connection_file}"],
     "display_name": "Java (rapaio %s)" % os.environ["RAPAIO_VERSION"],
     "language": "java",
     "interrupt_mode": "message",
@@ -144,5 +154,5 @@ log "Setup done:
   maven        $mvn_version
   support jar  ${SUPPORT_JAR#"$ROOT"/} ($(find "$ROOT/support-lib/target/lib" -name '*.jar' | wc -l) jars in target/lib)
   spark jar    ${SPARK_JAR#"$ROOT"/} ($(find "$ROOT/spark-lib/target/lib" -name '*.jar' | wc -l) jars in target/lib)
-  kernel       '$KERNEL_NAME' ($KERNEL_JAR) in ${KERNEL_DIR#"$ROOT"/}; use JUPYTER_PATH=$ROOT/build/jupyter
+  kernel       '$KERNEL_NAME' ($KERNEL_JAR, started by $KERNEL_LAUNCHER_JAR) in ${KERNEL_DIR#"$ROOT"/}; use JUPYTER_PATH=$ROOT/build/jupyter
   data         $([[ -f "$DATASET_FILE" ]] && dirname "$DATASET_FILE" || echo "Fashion-MNIST files missing")"

@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.d2l.multigpu.runtime.CellOutput;
 import org.d2l.multigpu.runtime.Djl;
 
 /**
@@ -78,6 +79,7 @@ public final class FashionMnistData {
 
     /** Returns a builder; settings not given to it come from the environment ({@link Settings#get()}). */
     public static Builder builder() {
+        CellOutput.remember(); // a training run starts in this cell: the message of an interrupt goes here
         Djl.setup();
         return new Builder();
     }

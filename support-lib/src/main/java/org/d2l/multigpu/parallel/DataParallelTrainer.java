@@ -27,7 +27,9 @@ import org.d2l.multigpu.eval.Accuracy;
 import org.d2l.multigpu.models.Init;
 import org.d2l.multigpu.precision.LossScale;
 import org.d2l.multigpu.precision.PrecisionPolicy;
+import org.d2l.multigpu.runtime.CellOutput;
 import org.d2l.multigpu.runtime.Djl;
+import org.d2l.multigpu.runtime.KernelIo;
 import org.d2l.multigpu.runtime.NoGrad;
 
 /**
@@ -298,6 +300,7 @@ public final class DataParallelTrainer implements AutoCloseable {
         }
         ProgressBar bar = progress ? new ProgressBar("epoch " + (history.size() + 1), trainSet.size()) : null;
         tally.reset();
+        CellOutput.remember(); // where the message of an interrupt goes, should the kernel end the cell first
         try (NoGrad g = NoGrad.scope();
                 Minibatches batches = new Minibatches(trainSet, manager, prefetch, sync.ownMinibatches() ? k : 1)) {
             for (List<NDList> group = nextGroup(batches, bar); !group.isEmpty(); group = nextGroup(batches, bar)) {
@@ -308,7 +311,9 @@ public final class DataParallelTrainer implements AutoCloseable {
                 tally.add(r, (System.nanoTime() - t0) / 1e9);
                 batches.release();
                 if (bar != null) {
-                    bar.update(tally.examples, String.format(Locale.ROOT, "loss %.3f", tally.lossSum / tally.examples));
+                    long seen = tally.examples;
+                    String loss = String.format(Locale.ROOT, "loss %.3f", tally.lossSum / tally.examples);
+                    KernelIo.run(() -> bar.update(seen, loss)); // printed here, it could swallow an interrupt
                 }
             }
             finishSync();
@@ -338,14 +343,11 @@ public final class DataParallelTrainer implements AutoCloseable {
             return batches.next();
         } catch (InterruptedException ex) {
             finishSync();
-            if (bar != null) {
-                System.out.println();
-            }
             TrainingInterruptedException stop = new TrainingInterruptedException(history.size() + 1, tally.steps,
                     history, String.format(Locale.ROOT, "getHistory() keeps the %d finished epoch(s); call "
                             + "fit(...) again to continue training from here.", history.size()));
             // JJava ends the cell at once on an interrupt and drops what the cell throws later: say it here too.
-            System.out.println(stop.getMessage());
+            CellOutput.println((bar != null ? "\n" : "") + stop.getMessage());
             throw stop;
         }
     }

@@ -2,6 +2,7 @@ package org.d2l.multigpu.parallel;
 
 import java.util.List;
 import java.util.Locale;
+import org.d2l.multigpu.runtime.CellOutput;
 
 /**
  * Thrown when the thread that trains is interrupted (Kernel &gt; Interrupt in Jupyter): training
@@ -38,9 +39,10 @@ public final class TrainingInterruptedException extends RuntimeException {
         if (Thread.interrupted()) {
             TrainingInterruptedException stop = new TrainingInterruptedException(epoch, stepsDone, List.of(),
                     "Run the training cell again to start a new run.");
-            System.out.println(stop.getMessage()); // JJava drops what an interrupted cell throws
+            CellOutput.println(stop.getMessage()); // JJava has ended the cell already and drops what it throws
             throw stop;
         }
+        CellOutput.remember();
     }
 
     /** The epoch (1-based) in which training stopped. */

@@ -7,7 +7,7 @@ import java.util.UUID;
 /**
  * The notebook HTML of a {@link LinePlot}: a div holding the PNG as fallback, and a script that loads plotly.js
  * (through RequireJS in the classic Notebook, through a script element elsewhere, e.g. JupyterLab) and runs
- * Tablesaw's plotting code in it.
+ * Tablesaw's plotting code in it; offline, the PNG stays with a one-line note (the reason in its tooltip).
  */
 final class HtmlFragment {
 
@@ -34,7 +34,8 @@ final class HtmlFragment {
                 if (!div) { return; }
                 var note = document.createElement("div");
                 note.style.cssText = "color:#888;font-size:small;";
-                note.textContent = "Static image: plotly.js could not be loaded from " + url + " (" + err + ").";
+                note.textContent = "Interactive figure needs internet; static image shown.";
+                note.title = "plotly.js could not be loaded from " + url + " (" + err + ")";
                 div.appendChild(note);
               }
               if (window.Plotly) { draw(window.Plotly); return; }

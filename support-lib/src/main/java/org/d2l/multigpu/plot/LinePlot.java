@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.d2l.multigpu.runtime.KernelIo;
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
@@ -113,7 +114,7 @@ public record LinePlot(Table table, String x, String y, String group, String tit
 
     /** Shows the plot as one notebook output, or prints a one-line note outside Jupyter. */
     public void show() {
-        Notebook.display(mimeBundle());
+        KernelIo.run(() -> Notebook.display(mimeBundle())); // drawn off the caller's thread, which keeps an interrupt
     }
 
     /** Writes a standalone HTML page of the plot (parent folders created) and returns its absolute path. */

@@ -7,6 +7,8 @@ import java.util.UUID;
 import org.d2l.multigpu.eval.MetricsTable;
 import org.d2l.multigpu.parallel.EpochListener;
 import org.d2l.multigpu.parallel.EpochMetrics;
+import org.d2l.multigpu.runtime.CellOutput;
+import org.d2l.multigpu.runtime.KernelIo;
 import tech.tablesaw.api.DoubleColumn;
 import tech.tablesaw.api.IntColumn;
 import tech.tablesaw.api.StringColumn;
@@ -73,11 +75,13 @@ public final class LiveFigure {
             throw new IllegalArgumentException("begin needs a run name and at least 1 epoch, got '" + run + "', " + numEpochs);
         }
         planned.put(run, numEpochs);
-        if (live && Notebook.update(plot().mimeBundle(), displayId)) {
+        CellOutput.remember(); // a run starts in this cell: the message of an interrupt goes here
+        if (live && KernelIo.call(() -> Notebook.update(plot().mimeBundle(), displayId))) {
             return;
         }
         displayId = "d2l_live_" + UUID.randomUUID();
-        live = Notebook.kernelName().isPresent() && Notebook.display(plot().mimeBundle(), displayId);
+        // Drawn and sent from the output thread, so that an interrupt of the training thread is not lost.
+        live = Notebook.kernelName().isPresent() && KernelIo.call(() -> Notebook.display(plot().mimeBundle(), displayId));
     }
 
     /** Adds the value of epoch {@code epoch} (from 1) of run {@code run} and redraws, e.g. in a hand-written loop. */
@@ -85,11 +89,11 @@ public final class LiveFigure {
         table.stringColumn(MetricsTable.RUN).append(run);
         table.intColumn(MetricsTable.EPOCH).append(epoch);
         table.doubleColumn(metric).append(value);
-        if (live && Notebook.update(plot().mimeBundle(), displayId)) {
+        if (live && KernelIo.call(() -> Notebook.update(plot().mimeBundle(), displayId))) {
             return;
         }
         live = false;
-        System.out.println(String.format(Locale.ROOT, "%s, epoch %d: %s %.4f", run, epoch, metric, value));
+        KernelIo.print(String.format(Locale.ROOT, "%s, epoch %d: %s %.4f%n", run, epoch, metric, value));
         if (epoch == planned.getOrDefault(run, -1)) {
             plot().show();
         }

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.d2l.multigpu.runtime.KernelIo;
 
 /**
  * Rich output in Jupyter through one call that works on rapaio, JJava and IJava: the kernel is found at run time
@@ -83,19 +84,26 @@ public final class Notebook {
             }
             return false;
         }
-        try {
-            if (update) {
-                KernelDisplay.update(found.get().kernel(), bundle, displayId);
-            } else {
-                KernelDisplay.publish(found.get().kernel(), bundle, displayId);
+        // Sent from the output thread: a send from the training thread would swallow its Kernel > Interrupt.
+        Throwable failure = KernelIo.call(() -> {
+            try {
+                if (update) {
+                    KernelDisplay.update(found.get().kernel(), bundle, displayId);
+                } else {
+                    KernelDisplay.publish(found.get().kernel(), bundle, displayId);
+                }
+                return null;
+            } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+                return e;
             }
-            return true;
-        } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
-            Throwable cause = e.getCause() != null ? e.getCause() : e;
+        });
+        if (failure != null) {
+            Throwable cause = failure.getCause() != null ? failure.getCause() : failure;
             (err != null ? err : System.err).println("Notebook: the " + found.get().accessor().kernelName() + " kernel did not accept the "
                     + (update ? "update" : "output") + " (" + cause + "); try saveHtml(path) or png()");
             return false;
         }
+        return true;
     }
 
     private static String requireId(String displayId) {

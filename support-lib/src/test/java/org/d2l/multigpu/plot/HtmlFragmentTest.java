@@ -129,11 +129,12 @@ class HtmlFragmentTest {
     }
 
     @Test
-    void whenPlotlyCannotLoadTheFallbackImageStaysWithANote() throws IOException {
+    void whenPlotlyCannotLoadTheFallbackImageStaysWithAOneSentenceNote() throws IOException {
         String out = runInFakeBrowser("script-error", plot("1 device"));
         assertTrue(out.contains("\"newPlotCalls\":0"), out);
         assertTrue(out.contains("\"fallbackRemoved\":false"), out);
-        assertTrue(out.contains("\"note\":\"Static image: plotly.js could not be loaded"), out);
+        // the whole note: one sentence, no URL or loader error (those go to its tooltip)
+        assertTrue(out.contains("\"note\":\"Interactive figure needs internet; static image shown.\""), out);
     }
 
     @Test
