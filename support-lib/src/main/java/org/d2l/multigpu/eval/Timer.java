@@ -26,9 +26,27 @@ public class Timer {
         return s;
     }
 
+    /** Records {@code seconds} as if timed, for tests. */
+    void record(double seconds) {
+        times.add(seconds);
+    }
+
     /** The average of the recorded times in seconds. */
     public double avg() {
         return times.isEmpty() ? 0 : sum() / times.size();
+    }
+
+    /**
+     * The median of the recorded times in seconds (0 when none): unlike the average, one step slowed
+     * by something else on the machine barely moves it.
+     */
+    public double median() {
+        if (times.isEmpty()) {
+            return 0;
+        }
+        double[] sorted = times.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+        int mid = sorted.length / 2;
+        return sorted.length % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
     }
 
     /** The sum of the recorded times in seconds. */

@@ -16,8 +16,10 @@ import tech.tablesaw.api.Table;
 
 /**
  * A figure of one metric per epoch that redraws itself in place while runs train (as d2l's Animator): shown
- * once when a run starts, updated after every epoch; where the kernel cannot update it, one line is printed
- * per epoch and the figure is shown when the run ends.
+ * once, when its first run starts, and updated after every epoch of every run, so that a comparison of
+ * several runs is one output (make the figure in the cell that trains them: a cell run again then draws a
+ * new figure); where the kernel cannot update it, one line is printed per epoch and the figure is shown
+ * when a run ends.
  */
 public final class LiveFigure {
 
@@ -64,13 +66,19 @@ public final class LiveFigure {
         };
     }
 
-    /** Starts run {@code run} of {@code numEpochs} epochs: shows the figure (earlier runs included) as a new output. */
+    /**
+     * Starts run {@code run} of {@code numEpochs} epochs: the first run shows the figure; a later one redraws
+     * that same output (or shows the figure, earlier runs included, where it could not be shown or updated).
+     */
     public void begin(String run, int numEpochs) {
         if (run == null || run.isBlank() || numEpochs < 1) {
             throw new IllegalArgumentException("begin needs a run name and at least 1 epoch, got '" + run + "', " + numEpochs);
         }
         planned.put(run, numEpochs);
         CellOutput.remember(); // a run starts in this cell: the message of an interrupt goes here
+        if (live && KernelIo.call(() -> Notebook.update(plot().mimeBundle(), displayId))) {
+            return;
+        }
         displayId = "d2l_live_" + UUID.randomUUID();
         // Drawn and sent from the output thread, so that an interrupt of the training thread is not lost.
         live = Notebook.kernelName().isPresent() && KernelIo.call(() -> Notebook.display(plot().mimeBundle(), displayId));

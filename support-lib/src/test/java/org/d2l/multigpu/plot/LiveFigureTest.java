@@ -46,18 +46,29 @@ class LiveFigureTest {
     }
 
     @Test
-    void aSecondRunIsANewOutputThatAlsoDrawsTheFinishedFirstRun() {
+    void aSecondRunRedrawsTheFirstRunsOutputInsteadOfShowingTheFigureAgain() {
         FakeKernels.JJavaLike kernel = new FakeKernels.JJavaLike();
         FakeKernels.JJavaLike.instance = kernel;
         Notebook.use(List.of(NotebookTest.JJAVA), System.out, System.err);
         LiveFigure fig = LiveFigure.of("test acc");
         fit(fig.run("1 device"), 2);
         fit(fig.run("2 devices"), 2);
+        assertEquals(1, kernel.shown.size());
+        assertEquals(5, kernel.updates.size()); // 2 epochs, the second run's start, 2 epochs
+        String id = kernel.shown.get(0).displayId;
+        kernel.updates.forEach(u -> assertEquals(id, u.displayId));
+        assertEquals("LinePlot[test acc: 1 device, 2 devices]", kernel.updates.get(4).data.get("text/plain"));
+    }
+
+    @Test
+    void aNewFigureIsANewOutput() {
+        FakeKernels.JJavaLike kernel = new FakeKernels.JJavaLike();
+        FakeKernels.JJavaLike.instance = kernel;
+        Notebook.use(List.of(NotebookTest.JJAVA), System.out, System.err);
+        fit(LiveFigure.of("test acc").run("1 device"), 1);
+        fit(LiveFigure.of("test acc").run("1 device"), 1);
         assertEquals(2, kernel.shown.size());
-        assertEquals(4, kernel.updates.size());
         assertNotEquals(kernel.shown.get(0).displayId, kernel.shown.get(1).displayId);
-        assertEquals(kernel.shown.get(1).displayId, kernel.updates.get(3).displayId);
-        assertEquals("LinePlot[test acc: 1 device, 2 devices]", kernel.updates.get(3).data.get("text/plain"));
     }
 
     @Test
