@@ -149,6 +149,11 @@ public final class DataParallelTrainer implements AutoCloseable {
         return sync.optimizerStateBytes(masters, optimizer);
     }
 
+    /** The rule that keeps the replicas in step (gradient or parameter averaging). */
+    public ReplicaSync getSync() {
+        return sync;
+    }
+
     /** The running loss scale of FLOAT16 training (current scale, skipped steps), or null without loss scaling. */
     public LossScale getLossScale() {
         return precision.lossScale();
