@@ -39,6 +39,11 @@ final class LessonCode implements AutoCloseable {
                 .compilerOptions("--class-path", System.getProperty("java.class.path")).build();
     }
 
+    /** Evaluates every code cell of the lesson that starts with an import. */
+    void evalImports() {
+        cells.stream().filter(c -> c.startsWith("import ")).forEach(this::eval);
+    }
+
     /** The first code cell that contains {@code text}, failing when the lesson has none. */
     String cell(String text) {
         return cells.stream().filter(c -> c.contains(text)).findFirst().orElseThrow(
@@ -68,21 +73,24 @@ final class LessonCode implements AutoCloseable {
 
     /**
      * The from-scratch lesson ({@code notebooks/multiple-gpus.ipynb}) with its own LeNet, {@code getParams},
-     * {@code allreduce}, {@code splitBatch}, {@code sgd} and {@code trainBatch} cells evaluated, its
+     * {@code allreduce}, {@code splitBatch}, {@code sgd}, {@code allreduceGrads} and {@code trainBatch} cells evaluated, its
      * parameters copied to {@code devices} (a Java expression) and {@code step()} defined: one
      * {@code trainBatch} on {@code batchSize} random images on a manager of its own, closed after it.
      * Evaluate {@code manager.close();} when done.
      */
     static LessonCode fromScratchTraining(String devices, int batchSize) throws IOException {
         LessonCode lesson = new LessonCode(Path.of("../notebooks/multiple-gpus.ipynb"));
-        lesson.eval(lesson.cell("import ai.djl.ndarray.NDArray;"));
+        lesson.evalImports();
         lesson.eval("NDManager manager = NDManager.newBaseManager();");
         lesson.eval(lesson.cell("List<NDArray> params = List.of("));
         lesson.eval(lesson.cell("NDArray lenet("));
         lesson.eval(lesson.cell("List<NDArray> getParams("));
         lesson.eval(lesson.cell("void allreduce("));
+        lesson.eval(lesson.cell("long[] shardEnds("));
         lesson.eval(lesson.cell("List<NDList> splitBatch("));
         lesson.eval(lesson.cell("void sgd("));
+        lesson.eval(lesson.cell("void allreduceGrads("));
+        lesson.eval(lesson.cell("void trainBatch("));
         lesson.eval("List<Device> devices = " + devices + ";");
         lesson.eval("List<List<NDArray>> deviceParams = new ArrayList<>();");
         lesson.eval("for (Device d : devices) { deviceParams.add(getParams(params, d)); }");
