@@ -42,6 +42,9 @@ class SparkTrainerTest {
                 .optOptimizer(opt).optContext(sc).build();
     }
 
+    // At a learning rate of 0.3 these 8-example minibatches amplified rounding differences from 1e-8 to
+    // 2.8e-4 in 12 steps in one CI run (rounding differs with PyTorch's thread count, which is global:
+    // probably a task putting it back while another still ran): the equality tests train at 0.1.
     /** Trains one epoch both ways from the same start and checks the parameters agree to 1e-5. */
     static void assertSameAsInProcess(JavaSparkContext sc, int k, int n, int numBatches, OptimizerFactory opt) {
         List<Minibatch> batches = SyntheticData.minibatches(numBatches, 8, 42);
@@ -63,12 +66,12 @@ class SparkTrainerTest {
 
     @Test
     void twoPartitionsAtFrequencyOneEqualInProcessAveragingOfTwoReplicas() {
-        assertSameAsInProcess(sc, 2, 1, 6, OptimizerFactory.sgd(0.3f));
+        assertSameAsInProcess(sc, 2, 1, 6, OptimizerFactory.sgd(0.1f));
     }
 
     @Test
     void twoPartitionsAtFrequencyThreeEqualInProcessAveragingOfTwoReplicas() {
-        assertSameAsInProcess(sc, 2, 3, 12, OptimizerFactory.sgd(0.3f));
+        assertSameAsInProcess(sc, 2, 3, 12, OptimizerFactory.sgd(0.1f));
     }
 
     @Test
@@ -80,7 +83,7 @@ class SparkTrainerTest {
     void aLastPartialRoundAveragesOnlyThePartitionsThatTrained() {
         // 7 minibatches on 3 partitions: partitions 0, 1, 2 get 3, 2, 2; frequency 2 gives rounds of
         // 2 steps then 1 step in which only partition 0 trains.
-        assertSameAsInProcess(sc, 3, 2, 7, OptimizerFactory.sgd(0.3f));
+        assertSameAsInProcess(sc, 3, 2, 7, OptimizerFactory.sgd(0.1f));
     }
 
     @Test
