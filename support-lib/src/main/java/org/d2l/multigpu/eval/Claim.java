@@ -38,12 +38,12 @@ public final class Claim {
     private Claim() {}
 
     /**
-     * Prints the claim {@code statement} with the value it was judged on and returns {@code holds},
-     * e.g. {@code Claim.that("2 devices follow 1 device within 0.03 per epoch", gap, gap <= 0.03)}.
+     * Prints the claim {@code statement} with the value it was judged on, e.g.
+     * {@code Claim.that("2 devices follow 1 device within 0.03 per epoch", gap, gap <= 0.03)}; it returns
+     * nothing, so that a cell ending with a claim shows only the claim's line.
      */
-    public static boolean that(String statement, Object measured, boolean holds) {
+    public static void that(String statement, Object measured, boolean holds) {
         System.out.println(line(statement, measured, holds, mode(), Settings.get().describe()));
-        return holds;
     }
 
     /** The line {@link #that} prints in {@code mode}; {@code settings} names the run's settings for smoke runs. */
