@@ -226,7 +226,7 @@ public final class SparkTrainer implements AutoCloseable {
             }
         }
         return new EpochMetrics(epochs, lossSum / examples, correct / examples, testAcc, seconds, examples / seconds,
-                syncs, bytes, 0, Double.NaN, syncs); // one averaging per round
+                syncs, bytes, 0, Double.NaN, steps); // local steps per partition: ParameterAveraging's rounds in process
     }
 
     /** Trains {@code numEpochs} epochs over {@code data}, evaluating on {@code testSet} (may be null) after each. */

@@ -11,6 +11,7 @@ import ai.djl.training.optimizer.Optimizer;
 import ai.djl.training.tracker.Tracker;
 import org.apache.spark.SparkConf;
 import org.apache.spark.api.java.JavaSparkContext;
+import org.d2l.multigpu.parallel.EpochMetrics;
 import org.d2l.multigpu.runtime.Djl;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -96,6 +97,18 @@ class SparkTrainerTest {
             double diff = ParameterValues.of(spark.getNet()).maxAbsDifference(InProcess.train(start, batches, 2, 3, opt, 3));
             System.out.printf("3 epochs of 7 minibatches, k=2, frequency 3, %s: max |Spark - in-process| = %.2e%n", opt, diff);
             assertTrue(diff < 1e-5, "max |spark - in-process| = " + diff);
+        }
+    }
+
+    @Test
+    void anEpochCountsEachPartitionsLocalStepsAndOneSyncPerRound() {
+        // 7 minibatches on 2 partitions: 4 local steps each (the in-process trainer's 4 rounds), averaged
+        // every 3 steps: 2 syncs.
+        List<Minibatch> batches = SyntheticData.minibatches(7, 8, 11);
+        try (SparkTrainer spark = trainer(2, 3, OptimizerFactory.sgd(0.1f)); ShardedData data = spark.distribute(batches)) {
+            EpochMetrics m = spark.trainEpoch(data, null);
+            assertEquals(4, m.steps());
+            assertEquals(2, m.syncs());
         }
     }
 

@@ -32,4 +32,9 @@ public interface EpochRow {
 
     /** The bytes moved for those synchronisations. */
     long syncBytes();
+
+    /** The median seconds of one step (or round), NaN when the steps were not timed one by one. */
+    default double medianStepSeconds() {
+        return Double.NaN;
+    }
 }

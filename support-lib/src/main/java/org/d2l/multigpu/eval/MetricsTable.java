@@ -23,7 +23,8 @@ public final class MetricsTable {
 
     /** Decimals shown when a table is printed, per numeric column (3 unless listed). */
     private static final Map<String, Integer> DECIMALS = Map.of("train loss", 4, "seconds", 1, "examples/s", 0,
-            "steps", 0, "syncs", 0, "MB synced", 1);
+            "steps", 0, "median step s", 4, "syncs", 0,
+            "MB synced", 1);
 
     private MetricsTable() {}
 
@@ -35,6 +36,7 @@ public final class MetricsTable {
         c.put("seconds", EpochRow::seconds);
         c.put("examples/s", EpochRow::examplesPerSecond);
         c.put("steps", EpochRow::steps);
+        c.put("median step s", EpochRow::medianStepSeconds);
         c.put("syncs", EpochRow::syncs);
         c.put("MB synced", m -> m.syncBytes() / 1e6);
         return java.util.Collections.unmodifiableMap(c);

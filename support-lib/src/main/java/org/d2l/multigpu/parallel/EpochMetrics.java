@@ -11,16 +11,26 @@ import org.d2l.multigpu.eval.EpochRow;
  * (see {@link ReplicaSync}: reduce and broadcast, 0 for a single replica), in FLOAT16 training the
  * steps skipped for overflowing gradients and the loss scale at the end of the epoch (NaN when the
  * epoch used no loss scaling), the global steps (or parameter-averaging rounds) the epoch took,
- * skipped ones included (0 when not counted), and the bytes of optimizer state each replica held at
- * the end of the epoch (index i for replica i; empty for runs outside the trainer).
+ * skipped ones included (0 when not counted), the bytes of optimizer state each replica held at
+ * the end of the epoch (index i for replica i; empty for runs outside the trainer), and the median
+ * seconds of one step (NaN when the steps were not timed one by one).
  */
 public record EpochMetrics(int epoch, double trainLoss, double trainAccuracy, double testAccuracy,
         double seconds, double examplesPerSecond, long syncs, long syncBytes, long skippedSteps,
-        double lossScale, long steps, List<Long> optimizerStateBytes) implements EpochRow {
+        double lossScale, long steps, List<Long> optimizerStateBytes, double medianStepSeconds)
+        implements EpochRow {
 
     /** Keeps an unmodifiable copy of the state bytes (none when null). */
     public EpochMetrics {
         optimizerStateBytes = optimizerStateBytes == null ? List.of() : List.copyOf(optimizerStateBytes);
+    }
+
+    /** Metrics without a median step time. */
+    public EpochMetrics(int epoch, double trainLoss, double trainAccuracy, double testAccuracy,
+            double seconds, double examplesPerSecond, long syncs, long syncBytes, long skippedSteps,
+            double lossScale, long steps, List<Long> optimizerStateBytes) {
+        this(epoch, trainLoss, trainAccuracy, testAccuracy, seconds, examplesPerSecond, syncs, syncBytes,
+                skippedSteps, lossScale, steps, optimizerStateBytes, Double.NaN);
     }
 
     /** Metrics without optimizer state bytes. */

@@ -1,6 +1,7 @@
 package org.d2l.multigpu.parallel;
 
 import java.util.Arrays;
+import org.d2l.multigpu.eval.Timer;
 
 /** The sums one epoch of training adds up as it goes, turned into its {@link EpochMetrics} at the end. */
 final class EpochTally {
@@ -13,6 +14,8 @@ final class EpochTally {
     long syncs;
     long syncBytes;
     long skipped;
+    /** The time of every step of the epoch. */
+    Timer stepTimes = new Timer();
     /** The bytes of the last synchronisation, kept across epochs. */
     long lastSyncBytes;
 
@@ -26,6 +29,7 @@ final class EpochTally {
         syncs = 0;
         syncBytes = 0;
         skipped = 0;
+        stepTimes = new Timer();
     }
 
     /** Adds a step (or round) that took {@code secs} seconds. */
@@ -34,6 +38,7 @@ final class EpochTally {
         correct += r.correct();
         examples += r.examples();
         seconds += secs;
+        stepTimes.record(secs);
         steps++;
     }
 
@@ -50,6 +55,6 @@ final class EpochTally {
     EpochMetrics metrics(int epoch, double testAccuracy, double lossScale, long[] stateBytes) {
         return new EpochMetrics(epoch, lossSum / examples, correct / examples, testAccuracy, seconds,
                 examples / seconds, syncs, syncBytes, skipped, lossScale, steps,
-                Arrays.stream(stateBytes).boxed().toList());
+                Arrays.stream(stateBytes).boxed().toList(), steps == 0 ? Double.NaN : stepTimes.median());
     }
 }

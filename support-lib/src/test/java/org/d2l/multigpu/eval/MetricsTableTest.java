@@ -22,7 +22,7 @@ class MetricsTableTest {
     void oneRunHasTheRunAndEpochColumnsThenEveryMetricAndOneRowPerEpoch() {
         Table t = MetricsTable.of("1 device", history(0.3, 0.6, 0.7));
         assertEquals(List.of("run", "epoch", "train loss", "train acc", "test acc", "seconds", "examples/s",
-                "steps", "syncs", "MB synced"), t.columnNames());
+                "steps", "median step s", "syncs", "MB synced"), t.columnNames());
         assertEquals(3, t.rowCount());
         assertEquals("1 device", t.stringColumn("run").get(2));
         assertEquals(3, t.intColumn("epoch").get(2));

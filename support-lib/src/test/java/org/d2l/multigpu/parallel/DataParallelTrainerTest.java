@@ -292,6 +292,9 @@ class DataParallelTrainerTest {
         assertTrue(h.get(0).examplesPerSecond() > 0 && h.get(0).seconds() > 0);
         assertEquals(32, t.getSteps());
         assertEquals(4, h.get(0).steps(), "64 examples in batches of 16: 4 steps an epoch");
+        for (EpochMetrics m : h) { // the median of 4 step times lies between the shortest and the longest
+            assertTrue(m.medianStepSeconds() > 0 && m.medianStepSeconds() < m.seconds(), EpochMetrics.table(h));
+        }
     }
 
     @Test
