@@ -9,7 +9,6 @@ final class EpochTally {
     double lossSum;
     double correct;
     long examples;
-    double seconds;
     long steps;
     long syncs;
     long syncBytes;
@@ -24,7 +23,6 @@ final class EpochTally {
         lossSum = 0;
         correct = 0;
         examples = 0;
-        seconds = 0;
         steps = 0;
         syncs = 0;
         syncBytes = 0;
@@ -37,7 +35,6 @@ final class EpochTally {
         lossSum += r.lossSum();
         correct += r.correct();
         examples += r.examples();
-        seconds += secs;
         stepTimes.record(secs);
         steps++;
     }
@@ -53,6 +50,7 @@ final class EpochTally {
 
     /** The epoch's metrics, with the bytes of optimizer state each replica holds. */
     EpochMetrics metrics(int epoch, double testAccuracy, double lossScale, long[] stateBytes) {
+        double seconds = stepTimes.sum();
         return new EpochMetrics(epoch, lossSum / examples, correct / examples, testAccuracy, seconds,
                 examples / seconds, syncs, syncBytes, skipped, lossScale, steps,
                 Arrays.stream(stateBytes).boxed().toList(), steps == 0 ? Double.NaN : stepTimes.median());
