@@ -93,7 +93,36 @@ public record LinePlot(Table table, String x, String y, String group, String tit
         if (chart.getSeriesMap().isEmpty()) {
             chart.addSeries(" ", new double[] {1}, new double[] {Double.NaN});
         }
+        fitTitle(chart);
         return chart;
+    }
+
+    /**
+     * XChart centres the title over the plot area and cuts it at the image's edge: where it is wider than
+     * the plot beside the legend, the legend goes below the plot if it fits there in one row, and a title
+     * still too wide gets a smaller font.
+     */
+    private void fitTitle(XYChart chart) {
+        Styler st = chart.getStyler();
+        double[] names = chart.getSeriesMap().keySet().stream().mapToDouble(n -> textWidth(n, st.getLegendFont())).toArray();
+        double axis = 80; // y-axis title, tick labels and padding
+        double room = width - axis - (java.util.Arrays.stream(names).max().orElse(0) + 60); // legend: marker, padding
+        double wide = textWidth(title, st.getChartTitleFont());
+        if (wide <= room) {
+            return;
+        }
+        if (java.util.Arrays.stream(names).map(w -> w + 50).sum() + 20 <= width) {
+            st.setLegendPosition(Styler.LegendPosition.OutsideS).setLegendLayout(Styler.LegendLayout.Horizontal);
+            room = width - axis;
+        }
+        if (wide > room) {
+            java.awt.Font f = st.getChartTitleFont();
+            st.setChartTitleFont(f.deriveFont((float) Math.max(8, f.getSize2D() * room / wide)));
+        }
+    }
+
+    private static double textWidth(String text, java.awt.Font font) {
+        return font.getStringBounds(text, new java.awt.font.FontRenderContext(null, true, true)).getWidth();
     }
 
     /** The chart as PNG bytes (XChart). */

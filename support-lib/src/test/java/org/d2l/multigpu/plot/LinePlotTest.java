@@ -12,6 +12,8 @@ import javax.imageio.ImageIO;
 import org.d2l.multigpu.eval.MetricsTable;
 import org.d2l.multigpu.parallel.EpochMetrics;
 import org.junit.jupiter.api.Test;
+import tech.tablesaw.api.DoubleColumn;
+import tech.tablesaw.api.StringColumn;
 import tech.tablesaw.api.Table;
 
 class LinePlotTest {
@@ -43,5 +45,32 @@ class LinePlotTest {
         Table t = MetricsTable.of("1 device", List.of());
         var e = assertThrows(IllegalArgumentException.class, () -> LinePlot.of(t, "epoch", "accuracy", "run"));
         assertTrue(e.getMessage().contains("'accuracy'") && e.getMessage().contains("test acc"), e.getMessage());
+    }
+
+    @Test
+    void aLongTitleBesideLongRunNamesIsDrawnWholeInsteadOfCutAtTheLeftEdge() throws IOException {
+        Table t = Table.create(DoubleColumn.create("step", 12, 24, 24, 48),
+                DoubleColumn.create("test acc", 0.1, 0.3, 0.28, 0.47),
+                StringColumn.create("run", "2 devices, batch 512, lr 0.2, warm-up", "2 devices, batch 512, lr 0.2, warm-up",
+                        "1 device, seed 42", "1 device, seed 42"));
+        LinePlot p = LinePlot.of(t, "step", "test acc", "run").title("ResNet-18: batch 256 on 1 device vs batch 512 on 2 devices");
+        BufferedImage img = ImageIO.read(new ByteArrayInputStream(p.png()));
+        int white = 0xffffffff;
+        boolean titleDrawn = false;
+        for (int row = 0; row < 40; row++) {
+            for (int col = 0; col < 3; col++) {
+                assertEquals(white, img.getRGB(col, row), "title pixel at the left edge, row " + row + ": the title is cut");
+            }
+            for (int col = 0; col < img.getWidth(); col++) {
+                titleDrawn |= img.getRGB(col, row) != white;
+            }
+        }
+        assertTrue(titleDrawn, "no title drawn in the top 40 rows");
+    }
+
+    @Test
+    void aShortTitleKeepsTheLegendRightOfThePlot() {
+        assertEquals(org.knowm.xchart.style.Styler.LegendPosition.OutsideE,
+                HtmlFragmentTest.plot("1 device").title("test acc").chart().getStyler().getLegendPosition());
     }
 }
