@@ -13,6 +13,8 @@ the rapaio Java kernel reports some failures without an error status at all. Thi
     `%dependency` ("Could not resolve dependencies..."), an uncaught exception in another thread;
   * `%load FILE` of a file that does not exist: rapaio ignores it silently (no output at all), so the
     file is looked up relative to the source notebook's folder (--source-dir, default: the notebook's).
+  * a cell's result that is a Java object's identity ("java.io.PrintStream@45593f7b", shown when a
+    cell ends with an expression such as `System.out.printf(...)`): nothing a reader can use.
 
 It also counts the lesson's claims: lines of stream output that start with "✔" (the claim holds) or
 "✘" (it does not), as the support jar's `Claim.that` prints them. With --claims record (a recording)
@@ -47,6 +49,7 @@ STREAM_ERRORS = [
 ]
 
 CLAIM = re.compile(r"^([✔✘]) .*$", re.M)
+IDENTITY = re.compile(r"[\w.$]+@[0-9a-f]+")  # Object.toString(): class name @ hash code
 LOAD = re.compile(r"^\s*%load\s+(.+?)\s*$", re.M)
 MAX_MESSAGE_LINES = 8
 MAX_PROBLEMS = 5  # later cells often only fail because of the first failure
@@ -115,6 +118,11 @@ def check(nb, source_dir, claims_mode="smoke"):
             kind = output.get("output_type")
             if kind == "error" and not expected_error:
                 report(error_message(output))
+            elif kind == "execute_result":
+                shown = {clean(text(v)).strip() for v in output.get("data", {}).values()}
+                for value in sorted(v for v in shown if IDENTITY.fullmatch(v)):
+                    report("the cell's result is an object's identity (%s): end the cell with a statement, "
+                           "e.g. System.out.println(String.format(...)) instead of System.out.printf(...)" % value)
             elif kind == "stream":
                 body = clean(text(output.get("text", "")))
                 for pattern, what in STREAM_ERRORS:

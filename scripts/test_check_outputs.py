@@ -53,6 +53,17 @@ class CheckOutputsTest(unittest.TestCase):
         self.assertEqual(1, code, out)
         self.assertIn("no claims printed", out)
 
+    def test_a_result_that_is_an_objects_identity_is_a_problem_and_a_value_is_not(self):
+        nb = notebook("✔ equal (measured: 0)\n")
+        nb["cells"][0]["outputs"].append({"output_type": "execute_result", "execution_count": 1, "metadata": {},
+                                          "data": {"text/html": ["java.io.PrintStream@45593f7b"]}})
+        code, out = self.run_check(nb)
+        self.assertEqual(1, code, out)
+        self.assertIn("object's identity (java.io.PrintStream@45593f7b)", out)
+        nb["cells"][0]["outputs"][-1]["data"] = {"text/plain": ["0.25"]}
+        code, out = self.run_check(nb)
+        self.assertEqual(0, code, out)
+
     def test_a_claim_that_fails_in_smoke_settings_is_shown_but_does_not_fail(self):
         code, out = self.run_check(notebook("✘ close (measured: 0.3; not checked at the smoke settings)\n"),
                                    "--claims", "smoke")
