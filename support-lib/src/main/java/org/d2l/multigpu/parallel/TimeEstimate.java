@@ -4,6 +4,7 @@ import ai.djl.ndarray.NDManager;
 import ai.djl.training.dataset.Batch;
 import ai.djl.training.dataset.RandomAccessDataset;
 import java.util.Locale;
+import org.d2l.multigpu.eval.Timer;
 
 /**
  * How long a training run will take on this machine at the current settings, timed from a few
@@ -14,26 +15,28 @@ public record TimeEstimate(double secondsPerExample, long trainExamples, long te
     /** Evaluating an image costs about this fraction of training on it (measured for ResNet-18 on CPU). */
     static final double TEST_COST = 0.45;
 
-    /** Times {@code steps} steps of {@code trainer} on {@code trainSet} after one warm-up step, then restores the parameters. */
+    /**
+     * Times {@code steps} steps of {@code trainer} on {@code trainSet} after one warm-up step and takes the
+     * median time per example (the first steps after the warm-up are often still slow), then restores the
+     * parameters.
+     */
     public static TimeEstimate of(DataParallelTrainer trainer, RandomAccessDataset trainSet,
             RandomAccessDataset testSet, int numEpochs, int steps) {
         if (steps < 1 || numEpochs < 1) {
             throw new IllegalArgumentException("steps and numEpochs must be at least 1, got " + steps + ", " + numEpochs);
         }
-        long examples = 0;
-        long nanos = 0;
-        int done = 0;
+        Timer perExample = new Timer();
         try (ParameterSnapshot before = trainer.snapshot(); NDManager manager = NDManager.newBaseManager()) {
+            int done = 0;
             for (Batch batch : trainSet.getData(manager)) {
                 try (batch) {
                     long start = System.nanoTime();
                     DataParallelTrainer.StepResult r = trainer.trainStep(batch.getData().head(), batch.getLabels().head());
+                    double seconds = (System.nanoTime() - start) / 1e9 / Math.max(1, r.examples());
                     if (done++ == 1) { // the first step warms up (allocation, kernels): counted only if alone
-                        nanos = 0;
-                        examples = 0;
+                        perExample = new Timer();
                     }
-                    nanos += System.nanoTime() - start;
-                    examples += r.examples();
+                    perExample.record(seconds);
                 }
                 if (done > steps) {
                     break;
@@ -43,10 +46,10 @@ public record TimeEstimate(double secondsPerExample, long trainExamples, long te
         } catch (java.io.IOException | ai.djl.translate.TranslateException e) {
             throw new IllegalStateException("could not read the training data: " + e.getMessage(), e);
         }
-        if (examples == 0) {
+        if (perExample.times().isEmpty()) {
             throw new IllegalArgumentException("the training set is empty: nothing to time");
         }
-        return new TimeEstimate(nanos / 1e9 / examples, trainSet.size(), testSet == null ? 0 : testSet.size(), numEpochs);
+        return new TimeEstimate(perExample.median(), trainSet.size(), testSet == null ? 0 : testSet.size(), numEpochs);
     }
 
     /** The estimated seconds of the whole run. */
