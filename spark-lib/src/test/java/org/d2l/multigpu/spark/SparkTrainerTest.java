@@ -121,10 +121,28 @@ class SparkTrainerTest {
         try (SparkTrainer spark = trainer(2, 1, adam); ShardedData data = spark.distribute(batches)) {
             ParameterValues start = ParameterValues.of(spark.getNet());
             spark.fit(data, null, 2);
-            double diff = ParameterValues.of(spark.getNet()).maxAbsDifference(InProcess.train(start, batches, 2, 1, adam, 2));
-            System.out.printf("Adam, 2 epochs of 8 minibatches, k=2, frequency 1: max |Spark - in-process| = %.2e%n", diff);
-            assertTrue(diff < 1e-5, "max |spark - in-process| = " + diff);
+            ParameterValues trained = ParameterValues.of(spark.getNet());
+            // Adam divides by sqrt(v): a weight whose gradient is float noise can move by up to 2 lr between
+            // two runs that only round differently, so the maximum is not the measure; a count or moments that
+            // restarted every round would change every weight's update by a large part of itself.
+            double relative = rms(trained, InProcess.train(start, batches, 2, 1, adam, 2)) / rms(trained, start);
+            System.out.printf("Adam, 2 epochs of 8 minibatches, k=2, frequency 1: rms |Spark - in-process| / "
+                    + "rms |Spark - start| = %.2e%n", relative);
+            assertTrue(relative < 1e-3, "rms |spark - in-process| / rms |spark - start| = " + relative);
         }
+    }
+
+    private static double rms(ParameterValues a, ParameterValues b) {
+        double sum = 0;
+        long n = 0;
+        for (int i = 0; i < a.values().size(); i++) {
+            float[] x = a.values().get(i), y = b.values().get(i);
+            for (int j = 0; j < x.length; j++) {
+                sum += ((double) x[j] - y[j]) * ((double) x[j] - y[j]);
+                n++;
+            }
+        }
+        return Math.sqrt(sum / n);
     }
 
     @Test
