@@ -1,10 +1,13 @@
 package org.d2l.multigpu.plot;
 
 import java.awt.Color;
+import java.awt.Font;
+import java.awt.font.FontRenderContext;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -106,23 +109,23 @@ public record LinePlot(Table table, String x, String y, String group, String tit
         Styler st = chart.getStyler();
         double[] names = chart.getSeriesMap().keySet().stream().mapToDouble(n -> textWidth(n, st.getLegendFont())).toArray();
         double axis = 80; // y-axis title, tick labels and padding
-        double room = width - axis - (java.util.Arrays.stream(names).max().orElse(0) + 60); // legend: marker, padding
+        double room = width - axis - (Arrays.stream(names).max().orElse(0) + 60); // legend: marker, padding
         double wide = textWidth(title, st.getChartTitleFont());
         if (wide <= room) {
             return;
         }
-        if (java.util.Arrays.stream(names).map(w -> w + 50).sum() + 20 <= width) {
+        if (Arrays.stream(names).map(w -> w + 50).sum() + 20 <= width) {
             st.setLegendPosition(Styler.LegendPosition.OutsideS).setLegendLayout(Styler.LegendLayout.Horizontal);
             room = width - axis;
         }
         if (wide > room) {
-            java.awt.Font f = st.getChartTitleFont();
+            Font f = st.getChartTitleFont();
             st.setChartTitleFont(f.deriveFont((float) Math.max(8, f.getSize2D() * room / wide)));
         }
     }
 
-    private static double textWidth(String text, java.awt.Font font) {
-        return font.getStringBounds(text, new java.awt.font.FontRenderContext(null, true, true)).getWidth();
+    private static double textWidth(String text, Font font) {
+        return font.getStringBounds(text, new FontRenderContext(null, true, true)).getWidth();
     }
 
     /** The chart as PNG bytes (XChart). */
