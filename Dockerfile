@@ -2,7 +2,11 @@
 # notebooks/ on port 8888. Debian 12 packages, the same set scripts/setup.sh installs.
 #   docker build -t d2l-java-multigpu .
 #   docker run --rm -p 8888:8888 d2l-java-multigpu      # then open the printed URL (token)
-# Untested: the build machines have no Docker. Binder ignores this file (see binder/).
+# The PyTorch natives are those of the architecture the image is built for (pom.xml's natives-* profiles
+# follow the JVM's os.arch: an arm64 host, e.g. Apple Silicon, gets linux-aarch64); to build and run the
+# x86_64 image there instead: docker build --platform linux/amd64 ... (and docker run --platform linux/amd64).
+# The project's machines have no Docker engine; buildah built and served an earlier version of this file
+# there (its os.arch profiles are new since). Binder ignores this file (see binder/).
 FROM debian:bookworm
 
 RUN apt-get update \
