@@ -80,7 +80,7 @@ if [[ ! -f "$W/$maven_tgz" ]]; then
 fi
 # the repository as a clone would give it: tracked and untracked files that git does not ignore
 (cd "$ROOT" && git ls-files -co --exclude-standard -z | tar --null -T - -cf "$W/repo.tar")
-rm -rf "$W/out" && mkdir -p "$W/out"
+rm -rf "$W/out" && mkdir -p "$W/out" && chmod 0777 "$W/out" # the Binder user writes there too
 # the lesson's own set-up cell alone, on Python (what the learner runs first in Colab)
 /usr/bin/python3 - "$LESSON" "$W/out/setup-cell.ipynb" <<'EOF'
 import json, sys
@@ -179,9 +179,11 @@ EOF
         -v /usr/share/datasets/fashion-mnist:/sim/fm:ro "$B" -- runuser -u jovyan -- env HOME=/home/jovyan \
         MVN_ARGS="-s /sim/m2-mirror.xml" FASHION_MNIST_URL=file:///sim/fm /home/jovyan/repo/binder/postBuild \
         >"$W/binder-postbuild.log" 2>&1 || die "postBuild failed: $W/binder-postbuild.log"
-    sizes="$(buildah run --isolation chroot "$B" -- sh -c 'cd /home/jovyan; echo "~/.m2: $(du -sh .m2 2>/dev/null | cut -f1 || true)";
-        du -sh repo/support-lib/target/lib repo/spark-lib/target/lib repo/build/data/fashion-mnist-official | tr "\n\t" "; "')"
-    result "binder: postBuild built the jars in $((SECONDS - start_s)) s; ${sizes/\~\/.m2: ;/no ~/.m2 left;}"
+    sizes="$(buildah run --isolation chroot "$B" -- sh -c 'cd /home/jovyan
+        if [ -e .m2 ]; then printf "~/.m2 left: %s" "$(du -sh .m2 | cut -f1)"; else printf "no ~/.m2 left"; fi
+        du -sh repo/support-lib/target/lib repo/spark-lib/target/lib repo/build/data/fashion-mnist-official |
+            while read -r size dir; do printf "; %s %s" "$dir" "$size"; done')"
+    result "binder: postBuild built the jars in $((SECONDS - start_s)) s: $sizes"
 
     log "== Binder: binder/start, then the lesson on JJava in cgroups of 1 CPU and 2 GB"
     cpu_cg=/sys/fs/cgroup/cpu/$CGROUP_NAME
