@@ -5,6 +5,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalInt;
 
 /**
@@ -39,14 +40,14 @@ public final class CpuQuota {
      */
     public static OptionalInt capTorchThreads() {
         OptionalInt threads = threads(cpus(), Runtime.getRuntime().availableProcessors(),
-                System.getProperty(THREADS_PROPERTY), System.getenv("OMP_NUM_THREADS"));
+                Env.get("OMP_NUM_THREADS", THREADS_PROPERTY));
         threads.ifPresent(n -> System.setProperty(THREADS_PROPERTY, Integer.toString(n)));
         return threads;
     }
 
-    /** The threads to set: the quota's CPUs capped at the processors the JVM sees, unless the user chose. */
-    static OptionalInt threads(OptionalInt quota, int processors, String property, String ompNumThreads) {
-        if (quota.isEmpty() || property != null || (ompNumThreads != null && !ompNumThreads.isBlank())) {
+    /** The threads to set: the quota's CPUs capped at the processors the JVM sees, unless the user chose some. */
+    static OptionalInt threads(OptionalInt quota, int processors, Optional<String> userThreads) {
+        if (quota.isEmpty() || userThreads.isPresent()) {
             return OptionalInt.empty();
         }
         return OptionalInt.of(Math.max(1, Math.min(quota.getAsInt(), processors)));

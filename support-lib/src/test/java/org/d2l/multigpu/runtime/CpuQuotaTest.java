@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Optional;
 import java.util.OptionalInt;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -71,11 +72,9 @@ class CpuQuotaTest {
 
     @Test
     void threadsFollowTheQuotaUnlessTheUserChose() {
-        assertEquals(OptionalInt.of(1), CpuQuota.threads(OptionalInt.of(1), 16, null, null));
-        assertEquals(OptionalInt.of(2), CpuQuota.threads(OptionalInt.of(4), 2, null, null));
-        assertEquals(OptionalInt.empty(), CpuQuota.threads(OptionalInt.empty(), 16, null, null));
-        assertEquals(OptionalInt.empty(), CpuQuota.threads(OptionalInt.of(1), 16, "8", null));
-        assertEquals(OptionalInt.empty(), CpuQuota.threads(OptionalInt.of(1), 16, null, "4"));
-        assertEquals(OptionalInt.of(1), CpuQuota.threads(OptionalInt.of(1), 16, null, " "));
+        assertEquals(OptionalInt.of(1), CpuQuota.threads(OptionalInt.of(1), 16, Optional.empty()));
+        assertEquals(OptionalInt.of(2), CpuQuota.threads(OptionalInt.of(4), 2, Optional.empty()));
+        assertEquals(OptionalInt.empty(), CpuQuota.threads(OptionalInt.empty(), 16, Optional.empty()));
+        assertEquals(OptionalInt.empty(), CpuQuota.threads(OptionalInt.of(1), 16, Optional.of("8")));
     }
 }
