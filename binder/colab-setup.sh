@@ -6,7 +6,7 @@
 # every step keeps what an earlier run did.
 #
 # 1. A JDK >= 17 as `java` (Colab's image has shipped none, then 17, then 21; else Ubuntu's
-#    openjdk-17-jdk-headless).
+#    openjdk-17-jdk-headless: the packages are named in scripts/debian-packages.sh).
 # 2. Maven >= 3.8 (Ubuntu 22.04's package is 3.6.3): Apache Maven $MAVEN_VERSION from Maven Central,
 #    checked against its SHA-512, in /opt.
 # 3. The JJava kernel $JJAVA_VERSION (pip; registers the kernel "java"), with the lessons' JVM options.
@@ -27,6 +27,8 @@
 #   FASHION_MNIST_URL     see binder/fetch-fashion-mnist.sh;  MVN_ARGS  extra Maven arguments (e.g. -o)
 set -euo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# shellcheck source=scripts/debian-packages.sh
+. "$REPO/scripts/debian-packages.sh"
 JJAVA_VERSION=1.0a7 # the same in environment.yml (Binder); scripts/test_colab_binder.py checks it
 MAVEN_VERSION=3.9.9
 MAVEN_SHA512=a555254d6b53d267965a3404ecb14e53c3827c09c3b94b5678835887ab404556bfaf78dcfe03ba76fa2508649dca8531c74bca4d5846513522404d48e8c4ac8b
@@ -35,7 +37,7 @@ MAVEN_URL="${MAVEN_URL:-https://repo1.maven.org/maven2/org/apache/maven/apache-m
 PROXY_URL=https://gist.github.com/SpencerPark/e2732061ad19c1afa4a33a58cb8f18a9/archive/b6cff2bf09b6832344e576ea1e4731f0fb3df10c.tar.gz
 # JVM options of the kernel, as scripts/setup.sh gives the rapaio kernel (JJava's launcher reads JJAVA_JVM_OPTS).
 KERNEL_JVM_OPTS="-Xss4m --enable-native-access=ALL-UNNAMED"
-DATA=/usr/share/datasets/fashion-mnist
+DATA="$DATASET_DIR"
 LINKED=(support-lib spark-lib utils) # top folders the lessons load from, as ../NAME/...
 read -ra MVN_EXTRA <<<"${MVN_ARGS:-}"
 export DEBIAN_FRONTEND=noninteractive
@@ -54,12 +56,12 @@ version_at_least() { [[ "$(printf '%s\n' "$2" "$1" | sort -V | head -n1)" == "$2
 echo "== 1. JDK 17 or newer"
 java_ok() { command -v java >/dev/null && [[ "$(java_major java)" -ge 17 ]] && command -v jshell >/dev/null; }
 if ! java_ok; then
-    apt_install openjdk-17-jdk-headless
+    apt_install "$JDK_PACKAGE"
     jdk17="$(update-alternatives --list java | grep -m1 'java-17' || true)"
     [[ -n "$jdk17" ]] && update-alternatives --set java "$jdk17" >/dev/null
     hash -r
 fi
-java_ok || { echo "error: no JDK >= 17 with jshell after installing openjdk-17-jdk-headless" >&2; exit 1; }
+java_ok || { echo "error: no JDK >= 17 with jshell after installing $JDK_PACKAGE" >&2; exit 1; }
 java -version 2>&1 | head -n 1
 
 echo "== 2. Maven 3.8 or newer"
@@ -112,8 +114,8 @@ jupyter kernelspec list
 
 echo "== 5. Fashion-MNIST"
 if [[ ! -f "$DATA/train-images-idx3-ubyte.gz" ]]; then
-    apt_install dataset-fashion-mnist 2>/dev/null || {
-        echo "dataset-fashion-mnist is not in this image's apt sources: fetching the official files"
+    apt_install "$DATASET_PACKAGE" 2>/dev/null || {
+        echo "$DATASET_PACKAGE is not in this image's apt sources: fetching the official files"
         "$REPO/binder/fetch-fashion-mnist.sh" "$DATA"
     }
 fi

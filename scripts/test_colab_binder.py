@@ -13,7 +13,10 @@
   exports are given to a JVM that prints Settings.get().describe() from the built jar, as every lesson's
   first output does, and the README states the same defaults;
 * JJava is pinned to the same release for Colab and Binder; postBuild keeps no Maven cache; every
-  package in binder/apt.txt was checked against repo2docker's base image (CHECKED_FOR_BASE_IMAGE).
+  package in binder/apt.txt was checked against repo2docker's base image (CHECKED_FOR_BASE_IMAGE);
+* the Debian packages are named in scripts/debian-packages.sh only (the Dockerfile, setup.sh and the
+  Colab and Binder scripts read it), and rapaio's version in pom.xml only (plus the launcher's constant,
+  checked equal).
 
 Standard library only; needs a JDK on PATH and the jars built (scripts/setup.sh).
 """
@@ -234,6 +237,46 @@ class BinderTest(unittest.TestCase):
         for package in filter(None, packages):
             self.assertIn(package, CHECKED_FOR_BASE_IMAGE, "binder/apt.txt: %s not checked against repo2docker's "
                           "base image (a missing package fails the whole Binder build)" % package)
+
+
+class SingleSourceTest(unittest.TestCase):
+    # scripts that install or name the project's Debian packages; try-colab-binder.sh's containers stand
+    # in for Colab's and Binder's own images, so only its JDK and data packages must come from the list
+    READERS = ("Dockerfile", "binder/colab-setup.sh", "binder/postBuild", "binder/start", "scripts/setup.sh",
+               "scripts/common.sh", "scripts/run-notebooks.sh", "scripts/serve.sh")
+
+    @staticmethod
+    def packages():
+        script = ". scripts/debian-packages.sh && printf '%s\\n' \"$JDK_PACKAGE\" \"$DATASET_PACKAGE\" $JUPYTER_PACKAGES"
+        done = subprocess.run(["sh", "-c", script], cwd=ROOT, capture_output=True, text=True, check=True)
+        return done.stdout.split()
+
+    @staticmethod
+    def code_lines(path):
+        """The lines of a script that are not comments (a # comment after code is cut off)."""
+        return [re.sub(r"(^|\s)#.*", "", line) for line in read(path).splitlines()]
+
+    def test_debian_packages_are_named_in_debian_packages_sh_only(self):
+        packages = self.packages()
+        self.assertIn("openjdk-17-jdk-headless", packages)
+        for path in self.READERS:
+            for line in self.code_lines(path):
+                for package in packages:
+                    self.assertNotRegex(line, r"(?<![\w.-])%s(?![\w.-])" % re.escape(package),
+                                        "%s names %s itself: use scripts/debian-packages.sh" % (path, package))
+        for line in self.code_lines("scripts/try-colab-binder.sh"):
+            for package in packages[:2]:
+                self.assertNotIn(package, line, "scripts/try-colab-binder.sh names %s itself" % package)
+
+    def test_rapaio_version_is_pom_xml_s(self):
+        pom = re.search(r"<rapaio\.version>([^<]+)</rapaio\.version>", read("pom.xml")).group(1)
+        launcher = read("kernel-launcher/src/main/java/org/d2l/multigpu/kernel/KernelLauncher.java")
+        self.assertEqual(pom, re.search(r'RAPAIO_VERSION = "([^"]+)"', launcher).group(1),
+                         "KernelLauncher.RAPAIO_VERSION differs from pom.xml's rapaio.version")
+        done = subprocess.run(["bash", "-c", '. scripts/common.sh && printf %s "$RAPAIO_VERSION"'], cwd=ROOT,
+                              capture_output=True, text=True, check=True)
+        self.assertEqual(pom, done.stdout)
+        self.assertNotRegex(read("scripts/common.sh"), r"RAPAIO_VERSION=\d")
 
 
 if __name__ == "__main__":

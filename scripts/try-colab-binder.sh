@@ -38,6 +38,8 @@ IMAGE=docker.io/library/debian:bookworm
 JJAVA_VERSION="$(sed -n 's/^JJAVA_VERSION=\([^ ]*\).*/\1/p' "$ROOT/binder/colab-setup.sh")"
 MAVEN_VERSION="$(sed -n 's/^MAVEN_VERSION=\([^ ]*\).*/\1/p' "$ROOT/binder/colab-setup.sh")"
 CGROUP_NAME=d2l-binder-sim
+# shellcheck source=scripts/debian-packages.sh
+. "$ROOT/scripts/debian-packages.sh"
 log() { printf '%s\n' "$*"; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 case "$what" in colab | binder | all) ;; *) die "unknown step $what (colab, binder or all)" ;; esac
@@ -154,7 +156,7 @@ fi
 if [[ "$what" == binder || "$what" == all ]]; then
     log "== Binder: image with JDK 17, Maven and Jupyter (environment.yml's stand-in), user jovyan"
     B=d2l-binder-sim
-    new_container "$B" openjdk-17-jdk-headless maven python3 python3-ipykernel jupyter-client jupyter-nbconvert \
+    new_container "$B" $JDK_PACKAGES python3 python3-ipykernel jupyter-client jupyter-nbconvert \
         python3-nbclient curl ca-certificates procps
     apt_packages="$(sed 's/#.*//' "$ROOT/binder/apt.txt" | tr -s ' \n' ' ')"
     if [[ -n "${apt_packages// /}" ]]; then
@@ -176,7 +178,7 @@ EOF
     log "== Binder: binder/postBuild as jovyan (Maven from an HTTP mirror of ~/.m2 on 127.0.0.1, data from file://)"
     start_s=$SECONDS
     buildah run --isolation chroot -v "$W:/sim" \
-        -v /usr/share/datasets/fashion-mnist:/sim/fm:ro "$B" -- runuser -u jovyan -- env HOME=/home/jovyan \
+        -v "$DATASET_DIR:/sim/fm:ro" "$B" -- runuser -u jovyan -- env HOME=/home/jovyan \
         MVN_ARGS="-s /sim/m2-mirror.xml" FASHION_MNIST_URL=file:///sim/fm /home/jovyan/repo/binder/postBuild \
         >"$W/binder-postbuild.log" 2>&1 || die "postBuild failed: $W/binder-postbuild.log"
     sizes="$(buildah run --isolation chroot "$B" -- sh -c 'cd /home/jovyan
