@@ -14,7 +14,9 @@ Each lesson gets:
   * in its first markdown cell, right under the title, one line with an "Open in Colab" badge
     (https://colab.research.google.com/github/OWNER/REPO/blob/main/notebooks/NAME.ipynb) and a
     Binder badge (mybinder.org, JupyterLab opened on the lesson);
-  * before its first code cell, the set-up cell (id and tag "colab-setup", source hidden in JupyterLab).
+  * before its first code cell, the set-up cell (id and tag "colab-setup"; its source is hidden in
+    JupyterLab by jupyter.source_hidden, and collapsed in Colab by cellView "form", Colab's metadata of a
+    form cell, whose code Colab folds away; a form's "#@title" line is left out, as no Java kernel reads it).
 
 The set-up cell is one text that three kernels read differently, so that "Run All" works everywhere:
   * IPython (a lesson opened from GitHub in Colab starts on Python) sees a string, then Python code that
@@ -108,7 +110,7 @@ def setup_cell():
         "cell_type": "code",
         "execution_count": None,
         "id": CELL_ID,
-        "metadata": {"jupyter": {"source_hidden": True}, "tags": [CELL_TAG]},
+        "metadata": {"cellView": "form", "jupyter": {"source_hidden": True}, "tags": [CELL_TAG]},
         "outputs": [],
         "source": lines(setup_source()),
     }
