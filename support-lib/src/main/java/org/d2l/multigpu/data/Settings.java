@@ -32,8 +32,12 @@ public final class Settings {
     /** Seconds a session on this machine may last (binder/start: 3600); longer runs get a warning. */
     public static final String D2L_SESSION_LIMIT = "D2L_SESSION_LIMIT";
 
+    /** The first stage's channel count of the lessons' ResNet-18 (absent: the lesson chooses by device). */
+    public static final String RESNET_WIDTH = "RESNET_WIDTH";
+
     private static final List<String> NAMES =
-            List.of(DATASET_LIMIT, MAX_EPOCH, FASHION_MNIST_DIR, D2L_DATA_CACHE, D2L_DEFAULTS, D2L_SESSION_LIMIT);
+            List.of(DATASET_LIMIT, MAX_EPOCH, FASHION_MNIST_DIR, D2L_DATA_CACHE, D2L_DEFAULTS, D2L_SESSION_LIMIT,
+                    RESNET_WIDTH);
 
     private final Map<String, String> values;
 
@@ -101,7 +105,8 @@ public final class Settings {
     public String describe() {
         String line = DATASET_LIMIT + "=" + (datasetLimit().isPresent() ? String.valueOf(datasetLimit().getAsLong())
                 : "not set (all examples)") + ", " + MAX_EPOCH + "="
-                + (maxEpoch().isPresent() ? String.valueOf(maxEpoch().getAsInt()) : "not set (the lesson's epochs)");
+                + (maxEpoch().isPresent() ? String.valueOf(maxEpoch().getAsInt()) : "not set (the lesson's epochs)")
+                + (resnetWidth().isPresent() ? ", " + RESNET_WIDTH + "=" + resnetWidth().getAsInt() : "");
         String by = values.get(D2L_DEFAULTS);
         if (by == null) {
             return line;
@@ -120,6 +125,16 @@ public final class Settings {
 
     private static String minutes(long seconds) {
         return seconds % 3600 == 0 ? (seconds / 3600) + " h" : Math.round(seconds / 60.0) + " min";
+    }
+
+    /** Returns {@code RESNET_WIDTH}, the first stage's channel count for ResNet-18, if set. */
+    public OptionalInt resnetWidth() {
+        OptionalLong width = positive(RESNET_WIDTH);
+        if (width.isPresent() && width.getAsLong() > 1024) {
+            throw new IllegalArgumentException(RESNET_WIDTH + " must be at most 1024 (the book's network has 64), got "
+                    + width.getAsLong());
+        }
+        return width.isPresent() ? OptionalInt.of((int) width.getAsLong()) : OptionalInt.empty();
     }
 
     /** Returns {@code FASHION_MNIST_DIR}, a folder holding the Fashion-MNIST IDX files, if set. */
