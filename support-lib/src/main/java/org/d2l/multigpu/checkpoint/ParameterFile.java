@@ -64,8 +64,11 @@ public final class ParameterFile {
         return values;
     }
 
-    /** Named arrays in DJL's NDList encoding (each array's name is its key). */
+    /** Named arrays in DJL's NDList encoding (each array's name is its key); no bytes for none. */
     public static byte[] encode(Map<String, NDArray> arrays) {
+        if (arrays.isEmpty()) {
+            return new byte[0]; // DJL cannot decode the encoding of an empty list
+        }
         NDList list = new NDList();
         arrays.forEach((name, a) -> {
             NDArray copy = a.duplicate();
@@ -82,6 +85,9 @@ public final class ParameterFile {
     /** The named arrays of {@link #encode}'s bytes, held by {@code manager}. */
     public static Map<String, NDArray> decode(byte[] bytes, NDManager manager) {
         Map<String, NDArray> arrays = new LinkedHashMap<>();
+        if (bytes.length == 0) {
+            return arrays;
+        }
         for (NDArray a : NDList.decode(manager, bytes)) {
             arrays.put(a.getName(), a);
         }

@@ -19,21 +19,21 @@ import org.d2l.multigpu.models.LeNet;
  * Runs for the resume tests: an unbroken run, and a run broken after some epochs (its trainer dropped as a
  * dead kernel drops it) then started again by a new trainer from other initial weights in the same folder.
  */
-final class ResumeFixture {
+public final class ResumeFixture {
 
-    final TrainerFixture f;
-    final ArrayDataset train;
-    final ArrayDataset test;
-    final List<String> notes = new ArrayList<>();
+    public final TrainerFixture f;
+    public final ArrayDataset train;
+    public final ArrayDataset test;
+    public final List<String> notes = new ArrayList<>();
 
-    ResumeFixture(TrainerFixture f) {
+    public ResumeFixture(TrainerFixture f) {
         this.f = f;
         this.train = TrainerFixture.quarters(f.manager, 72, 16, true); // shuffled, a last partial batch
         this.test = TrainerFixture.quarters(f.manager, 32, 16, false);
     }
 
     /** A trainer of a new LeNet (weights from {@code seed}) on {@code k} virtual replicas, set up by {@code settings}. */
-    DataParallelTrainer trainer(int k, long seed, Path dir, UnaryOperator<DataParallelTrainer.Builder> settings) {
+    public DataParallelTrainer trainer(int k, long seed, Path dir, UnaryOperator<DataParallelTrainer.Builder> settings) {
         f.manager.getEngine().setRandomSeed((int) seed);
         Block net = f.initialize(LeNet.block(), null);
         DataParallelTrainer.Builder b = DataParallelTrainer.builder(net).setDevices(Devices.virtual(k))
@@ -42,7 +42,7 @@ final class ResumeFixture {
     }
 
     /** A listener that keeps the checkpoint notes. */
-    EpochListener notes() {
+    public EpochListener notes() {
         return new EpochListener() {
             @Override
             public void onEpoch(EpochMetrics metrics) {}
@@ -71,7 +71,7 @@ final class ResumeFixture {
     }
 
     /** The metrics of two runs are equal but for their timings. */
-    static void assertSameRun(List<EpochMetrics> a, List<EpochMetrics> b) {
+    public static void assertSameRun(List<EpochMetrics> a, List<EpochMetrics> b) {
         assertEquals(a.size(), b.size(), "epochs");
         for (int i = 0; i < a.size(); i++) {
             EpochMetrics x = a.get(i);
@@ -89,7 +89,7 @@ final class ResumeFixture {
     }
 
     /** Every replica of {@code b} holds {@code a}'s replica's parameters bit for bit. */
-    static void assertSameParameters(DataParallelTrainer a, DataParallelTrainer b) {
+    public static void assertSameParameters(DataParallelTrainer a, DataParallelTrainer b) {
         for (int i = 0; i < a.getDevices().size(); i++) {
             List<Pair<String, Parameter>> pa = a.getNet().getParameters().stream().toList();
             List<Pair<String, Parameter>> pb = b.getNet().getParameters().stream().toList();
