@@ -6,7 +6,7 @@ import java.util.Arrays;
 import java.util.List;
 
 /** A run's {@link EpochMetrics} as CSV text, one epoch a line, that reads back to equal records (doubles exactly). */
-final class MetricsHistory {
+public final class MetricsHistory {
 
     private static final String HEADER = "epoch,trainLoss,trainAccuracy,testAccuracy,seconds,examplesPerSecond,syncs,"
             + "syncBytes,skippedSteps,lossScale,steps,optimizerStateBytes,medianStepSeconds";
@@ -14,7 +14,7 @@ final class MetricsHistory {
     private MetricsHistory() {}
 
     /** {@code history} as CSV bytes with a header line. */
-    static byte[] encode(List<EpochMetrics> history) {
+    public static byte[] encode(List<EpochMetrics> history) {
         StringBuilder s = new StringBuilder(HEADER).append('\n');
         for (EpochMetrics m : history) {
             s.append(m.epoch()).append(',').append(m.trainLoss()).append(',').append(m.trainAccuracy()).append(',')
@@ -28,7 +28,7 @@ final class MetricsHistory {
     }
 
     /** The metrics of {@link #encode}'s bytes. */
-    static List<EpochMetrics> decode(byte[] bytes) {
+    public static List<EpochMetrics> decode(byte[] bytes) {
         String[] lines = new String(bytes, StandardCharsets.UTF_8).split("\n");
         if (lines.length == 0 || !lines[0].equals(HEADER)) {
             throw new IllegalStateException("The metrics history of the checkpoint has an unknown header.");
