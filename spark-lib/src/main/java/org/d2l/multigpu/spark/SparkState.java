@@ -36,7 +36,7 @@ final class SparkState implements CheckpointPart {
         id.put("partitions", String.valueOf(spark.getPartitions()));
         id.put("averaging frequency", String.valueOf(spark.getAveragingFrequency()));
         id.put("precision", "FLOAT32");
-        id.put("optimizer", spark.optimizerFactory().toString());
+        id.put("optimizer", spark.optimizerFactory().newOptimizer().getClass().getName()); // a lambda factory has no stable name
         for (Pair<String, Parameter> p : spark.getNet().getParameters()) {
             NDArray a = p.getValue().getArray();
             id.put("parameter " + p.getKey(), a.getShape() + " " + a.getDataType());

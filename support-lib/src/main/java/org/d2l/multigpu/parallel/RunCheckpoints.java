@@ -69,6 +69,13 @@ final class RunCheckpoints implements AutoCloseable {
         }
         Checkpoint c = store.newestValid(done, maxEpochs == 0 ? 0 : done + maxEpochs, events::onCheckpointNote);
         if (c == null) {
+            List<Integer> there = store.epochs();
+            if (!there.isEmpty()) {
+                events.onCheckpointNote("No usable checkpoint of epochs " + (done + 1) + " to "
+                        + (maxEpochs == 0 ? "any" : String.valueOf(done + maxEpochs)) + " in " + settings.dir()
+                        + " (it holds epochs " + there + "): training from epoch " + (done + 1)
+                        + "; the checkpoints of later epochs go when its own is written.");
+            }
             return new ArrayList<>();
         }
         Checkpoint.checkSameRun(c.text(RUN), identity(), store.path(c.epoch()).toString());
