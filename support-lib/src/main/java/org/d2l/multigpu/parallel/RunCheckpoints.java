@@ -85,8 +85,9 @@ final class RunCheckpoints implements AutoCloseable {
         stopped = Boolean.parseBoolean(c.text(LOOP).get("stopped"));
         List<EpochMetrics> history = trainer.getHistory();
         List<EpochMetrics> restored = new ArrayList<>(history.subList(done, history.size()));
-        events.onCheckpointNote(String.format(Locale.ROOT, "Resumed from %s: epoch%s %d to %d done before%s.",
-                store.path(c.epoch()), restored.size() == 1 ? "" : "s", done + 1, c.epoch(),
+        String epochs = done + 1 == c.epoch() ? "epoch " + c.epoch() : "epochs " + (done + 1) + " to " + c.epoch();
+        events.onCheckpointNote(String.format(Locale.ROOT, "Resumed from %s: %s done before%s.",
+                store.path(c.epoch()), epochs,
                 stopped ? ", where the run had stopped" : maxEpochs > 0 && restored.size() >= maxEpochs
                         ? ", all of this run's" : ", training on from there"));
         restored.forEach(events::onEpoch);

@@ -156,8 +156,9 @@ public abstract class TrainerSettings<B extends TrainerSettings<B>> {
     }
 
     /**
-     * Keeps checkpoints in {@code dir}: after every epoch the parameters, optimizer state, loss scale, data
-     * order and metrics history; {@code fit} resumes from the newest valid one there (see {@link #optResume}).
+     * Keeps checkpoints in {@code dir}: after every epoch of {@code fit} and early stopping the parameters,
+     * optimizer state, loss scale, data order and metrics history (the last 3 kept); the next {@code fit}
+     * resumes from the newest valid one there, saying so in one line, unless {@link #optResume optResume(false)}.
      */
     public B optCheckpoints(Path dir) {
         return optCheckpoints(Checkpoints.in(dir));

@@ -90,7 +90,7 @@ class BadCheckpointTest {
         assertEquals(2, r.notes.size(), r.notes.toString());
         assertTrue(r.notes.get(0).startsWith("Checkpoint of epoch 2 skipped") && r.notes.get(0).contains("SHA-256"),
                 r.notes.get(0));
-        assertTrue(r.notes.get(1).contains("epoch 1 to 1 done before"), r.notes.get(1));
+        assertTrue(r.notes.get(1).contains("epoch-0001: epoch 1 done before"), r.notes.get(1));
         ResumeFixture.assertSameRun(expected, resumed);
         ResumeFixture.assertSameParameters(a, b2);
     }
