@@ -102,7 +102,9 @@ final class TrainerEpochs implements EpochTrainer {
 
     @Override
     public CheckpointPart state() {
-        return new TrainerState(t);
+        // the data is part of the run: a checkpoint of a smaller DATASET_LIMIT must not pass for this run's
+        return new TrainerState(t, java.util.Map.of("training examples", String.valueOf(trainSet.size()),
+                "test examples", String.valueOf(testSet == null ? 0 : testSet.size())));
     }
 
     @Override

@@ -30,8 +30,11 @@ final class TrainerState implements CheckpointPart {
     private final Map<String, String> nameOfId = new HashMap<>();
     private final Map<String, String> idOfName = new HashMap<>();
 
-    TrainerState(DataParallelTrainer trainer) {
+    private final Map<String, String> data;
+
+    TrainerState(DataParallelTrainer trainer, Map<String, String> data) {
         this.t = trainer;
+        this.data = Map.copyOf(data);
         for (Pair<String, Parameter> p : trainer.getNet().getParameters()) {
             nameOfId.put(p.getValue().getId(), p.getKey());
             idOfName.put(p.getKey(), p.getValue().getId());
@@ -45,6 +48,7 @@ final class TrainerState implements CheckpointPart {
         id.put("precision", t.describePrecision());
         id.put("rule", t.getSync().describe());
         id.put("optimizer", t.optimizer().getClass().getName());
+        id.putAll(new java.util.TreeMap<>(data));
         for (Pair<String, Parameter> p : t.getNet().getParameters()) {
             NDArray a = p.getValue().getArray();
             id.put("parameter " + p.getKey(), a.getShape() + " " + a.getDataType());

@@ -67,6 +67,18 @@ class BadCheckpointTest {
     }
 
     @Test
+    void aCheckpointOfAnotherTrainingSetSizeIsRefused() throws IOException {
+        lenet(1, DataType.FLOAT32).fit(r.train, null, 1);
+        DataParallelTrainer other = lenet(1, DataType.FLOAT32);
+        var fewer = new ai.djl.training.dataset.ArrayDataset.Builder()
+                .setData(f.manager.zeros(new Shape(r.train.size() / 2, 1, 28, 28)))
+                .optLabels(f.manager.zeros(new Shape(r.train.size() / 2))).setSampling(16, false).build();
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> other.fit(fewer, null, 2));
+        assertTrue(e.getMessage().contains("training examples: " + r.train.size() + " in the checkpoint, "
+                + r.train.size() / 2 + " in this run"), e.getMessage());
+    }
+
+    @Test
     void aCheckpointOfAnotherNetworkIsRefusedNamingTheParameters() throws IOException {
         lenet(1, DataType.FLOAT32).fit(r.train, null, 1);
         SequentialBlock mlp = new SequentialBlock().add(Blocks.batchFlattenBlock()).add(Linear.builder().setUnits(10).build());
