@@ -35,9 +35,12 @@ public final class Settings {
     /** The first stage's channel count of the lessons' ResNet-18 (absent: the lesson chooses by device). */
     public static final String RESNET_WIDTH = "RESNET_WIDTH";
 
+    /** {@code false}: a lesson's long runs start afresh instead of resuming from their checkpoints (absent: resume). */
+    public static final String D2L_RESUME = "D2L_RESUME";
+
     private static final List<String> NAMES =
             List.of(DATASET_LIMIT, MAX_EPOCH, FASHION_MNIST_DIR, D2L_DATA_CACHE, D2L_DEFAULTS, D2L_SESSION_LIMIT,
-                    RESNET_WIDTH);
+                    RESNET_WIDTH, D2L_RESUME);
 
     private final Map<String, String> values;
 
@@ -125,6 +128,19 @@ public final class Settings {
 
     private static String minutes(long seconds) {
         return seconds % 3600 == 0 ? (seconds / 3600) + " h" : Math.round(seconds / 60.0) + " min";
+    }
+
+    /** Whether a lesson's runs resume from their checkpoints: true unless {@code D2L_RESUME} is false (or 0). */
+    public boolean resume() {
+        String raw = values.get(D2L_RESUME);
+        if (raw == null || raw.equalsIgnoreCase("true") || raw.equals("1")) {
+            return true;
+        }
+        if (raw.equalsIgnoreCase("false") || raw.equals("0")) {
+            return false;
+        }
+        throw new IllegalArgumentException(D2L_RESUME + " (environment variable, or -D" + propertyName(D2L_RESUME)
+                + ") must be true or false, got \"" + raw + "\"");
     }
 
     /** Returns {@code RESNET_WIDTH}, the first stage's channel count for ResNet-18, if set. */

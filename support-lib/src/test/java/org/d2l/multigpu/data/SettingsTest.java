@@ -149,4 +149,14 @@ class SettingsTest {
         org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().contains("-Dresnet.width"), e.getMessage());
         assertThrows(IllegalArgumentException.class, () -> Settings.from(Map.of("RESNET_WIDTH", "4096")).resnetWidth());
     }
+
+    @Test
+    void resumeIsOnUnlessD2lResumeIsFalseAndOtherValuesAreRefused() {
+        assertEquals(true, Settings.from(Map.of()).resume());
+        assertEquals(false, Settings.from(Map.of("D2L_RESUME", "false")).resume());
+        assertEquals(false, Settings.from(Map.of("D2L_RESUME", "0")).resume());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> Settings.from(Map.of("D2L_RESUME", "no")).resume());
+        org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().contains("true or false"), e.getMessage());
+    }
 }
