@@ -10,6 +10,8 @@
 #    scripts/test_colab_binder.py    (every lesson's Colab cell and badges, the jars it loads built and
 #                                     provided by the Colab and Binder set-ups, binder/start's defaults)
 # 4. scripts/test_kernel_interrupt.py (a real kernel: training interrupted twice, the next cell runs; ~30 s)
+#    scripts/test_kernel_restart.py   (a real kernel restarted mid-run: the cell resumes from its checkpoint and
+#                                     ends with an unbroken run's parameters; ~20 s)
 # 5. scripts/run-notebooks.sh "$@"   (smoke: DATASET_LIMIT=512, MAX_EPOCH=1 unless set)
 # Stops at the first step that fails; exit status non-zero on any failure.
 set -euo pipefail
@@ -45,6 +47,9 @@ log "==> Colab and Binder checks"
 
 log "==> kernel interrupt test"
 "$PY" "$ROOT/scripts/test_kernel_interrupt.py"
+
+log "==> kernel restart test"
+"$PY" "$ROOT/scripts/test_kernel_restart.py"
 
 log "==> notebooks"
 "$ROOT/scripts/run-notebooks.sh" "$@"
