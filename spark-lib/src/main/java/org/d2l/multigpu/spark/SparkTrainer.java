@@ -11,8 +11,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.apache.spark.SparkConf;
-import org.apache.spark.SparkContext;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.broadcast.Broadcast;
 import org.d2l.multigpu.data.Batches;
@@ -65,36 +63,9 @@ public final class SparkTrainer implements AutoCloseable {
             this.sc = b.context;
             this.ownsContext = false;
         } else {
-            String master = b.master != null ? b.master : System.getProperty("spark.master", "local");
-            if (master.startsWith("local")) {
-                quiet("org.apache.spark.util.Utils"); // "your hostname resolves to a loopback address"
-                // A failed task's stack trace, logged twice; the RoundFailedException carries it as its cause.
-                quiet("org.apache.spark.executor.Executor");
-                quiet("org.apache.spark.scheduler.TaskSetManager");
-            }
-            // new SparkConf() reads the spark.* system properties that spark-submit sets (spark.master too).
-            SparkConf conf = new SparkConf().setAppName("d2l-parameter-averaging")
-                    .setIfMissing("spark.master", "local[" + (b.partitions > 0 ? b.partitions : 2) + "]")
-                    .setIfMissing("spark.ui.enabled", "false")
-                    .setIfMissing("spark.ui.showConsoleProgress", "false");
-            if (b.master != null) {
-                conf.setMaster(b.master);
-            }
-            if (conf.get("spark.master").startsWith("local")) {
-                conf.setIfMissing("spark.driver.host", "127.0.0.1"); // no network needed in local mode
-            }
-            quiet("org.apache.hadoop.util.NativeCodeLoader"); // "unable to load native-hadoop library"
-            quiet("org.apache.spark.rdd.ParallelCollectionRDD"); // ShardedData's unpersist after localCheckpoint
-            // One Spark context per JVM: getOrCreate shares a running one, whose owner will stop it.
-            String token = java.util.UUID.randomUUID().toString();
-            SparkContext ctx = SparkContext.getOrCreate(conf.set("spark.d2l.trainer", token));
-            this.sc = JavaSparkContext.fromSparkContext(ctx);
-            this.ownsContext = token.equals(ctx.getConf().get("spark.d2l.trainer", ""));
-            if (!ownsContext && b.master != null && !b.master.equals(ctx.master())) {
-                throw new IllegalStateException("A Spark context with master " + ctx.master() + " is already "
-                        + "running in this JVM and there can be only one: close the trainer that started it "
-                        + "(or call stop() on it) before asking for " + b.master + ".");
-            }
+            SparkContexts.Started started = SparkContexts.start(b.master, b.partitions, "d2l-parameter-averaging");
+            this.sc = started.context();
+            this.ownsContext = started.owned();
         }
         this.partitions = b.partitions > 0 ? b.partitions : sc.defaultParallelism();
         this.manager = NDManager.newBaseManager(Device.cpu());
@@ -268,14 +239,6 @@ public final class SparkTrainer implements AutoCloseable {
                 snapshot.copyInto(net);
             }
         };
-    }
-
-    /** Silences an slf4j-simple logger (created after this call), unless the user configured it. */
-    private static void quiet(String logger) {
-        String key = "org.slf4j.simpleLogger.log." + logger;
-        if (System.getProperty(key) == null) {
-            System.setProperty(key, "off");
-        }
     }
 
     /** The error to throw for a failed round: names the partition when a task said which. */
