@@ -17,4 +17,22 @@ public interface StepHook extends Serializable {
     static StepHook none() {
         return (rank, epoch, step, attempt) -> { };
     }
+
+    /**
+     * The hook that throws before step {@code step} of epoch {@code epoch} on rank {@code rank}, on the
+     * stage's first attempt only: a task lost once (an executor that died), which the trainer recovers from.
+     */
+    static StepHook failOnce(int rank, int epoch, int step) {
+        return new FailOnce(rank, epoch, step);
+    }
+
+    /** See {@link #failOnce}. */
+    record FailOnce(int rank, int epoch, int step) implements StepHook {
+        @Override
+        public void beforeStep(int rank, int epoch, int step, int attempt) {
+            if (rank == this.rank && epoch == this.epoch && step == this.step && attempt == 0) {
+                throw new IllegalStateException("task lost before step " + step + " (injected by StepHook.failOnce)");
+            }
+        }
+    }
 }

@@ -108,16 +108,12 @@ class AllreduceTrainerTest {
 
     @Test
     void aTaskThatThrowsOnItsFirstAttemptIsRunAgainFromTheLastCompleteEpochAndGivesTheSameParameters() {
-        StepHook failOnce = (rank, epoch, step, attempt) -> {
-            if (epoch == 2 && rank == 1 && step == 1 && attempt == 0) {
-                throw new IllegalStateException("injected failure");
-            }
-        };
+        StepHook failOnce = StepHook.failOnce(1, 2, 1);
         List<AllreduceEpoch> log = assertBitForBitAsInProcess(sc, SyntheticData.minibatches(4, 16, 5),
                 OptimizerFactory.sgd(0.1f, 0.9f), 25L << 20, 2, failOnce);
         assertEquals(1, log.get(0).attempts());
         assertEquals(2, log.get(1).attempts());
-        assertTrue(log.get(1).failures().get(0).contains("Epoch 2, rank 1 failed: injected failure"), log.get(1).failures().toString());
+        assertTrue(log.get(1).failures().get(0).contains("Epoch 2, rank 1 failed: task lost before step 1 (injected by StepHook.failOnce)"), log.get(1).failures().toString());
     }
 
     @Test
