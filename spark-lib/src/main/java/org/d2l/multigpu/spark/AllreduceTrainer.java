@@ -24,7 +24,6 @@ import org.d2l.multigpu.parallel.EpochListeners;
 import org.d2l.multigpu.parallel.EpochMetrics;
 import org.d2l.multigpu.parallel.EpochTrainer;
 import org.d2l.multigpu.parallel.OptimizerState;
-import org.d2l.multigpu.parallel.ParameterSnapshot;
 import org.d2l.multigpu.parallel.TrainingLoop;
 import org.d2l.multigpu.runtime.Djl;
 import scala.reflect.ClassTag;
@@ -154,13 +153,13 @@ public final class AllreduceTrainer implements AutoCloseable {
                 failures.add("attempt " + (attempt + 1) + ": " + reason);
                 if (attempt + 1 >= maxAttempts) {
                     throw new EpochFailedException("Epoch " + epoch + " failed on all " + maxAttempts
-                            + " attempts of its barrier stage; the last: " + reason + ". The driver's model is at the end of "
-                            + (epoch == 1 ? "no epoch (its initial parameters)" : "epoch " + (epoch - 1))
-                            + ", its last complete epoch.", epoch, attempt + 1, ex);
+                            + " attempts of its barrier stage; the last: " + reason + ". The driver's model "
+                            + (epoch == 1 ? "keeps its initial parameters" : "is at the end of epoch " + (epoch - 1)
+                            + ", its last complete epoch") + ".", epoch, attempt + 1, ex);
                 }
                 System.err.printf("Epoch %d: the barrier stage failed on attempt %d of %d (%s); running it again "
-                        + "from the driver's parameters at the end of %s.%n", epoch, attempt + 1, maxAttempts, reason,
-                        epoch == 1 ? "no epoch (the initial ones)" : "epoch " + (epoch - 1));
+                        + "from the driver's %s.%n", epoch, attempt + 1, maxAttempts, reason,
+                        epoch == 1 ? "initial parameters" : "parameters at the end of epoch " + (epoch - 1));
             }
         }
         results.sort(Comparator.comparingInt(RankResult::rank));
@@ -224,42 +223,7 @@ public final class AllreduceTrainer implements AutoCloseable {
 
     /** This trainer bound to {@code data} and {@code testSet} (may be null), for {@link TrainingLoop} and early stopping. */
     public EpochTrainer epochs(SplitData data, RandomAccessDataset testSet) {
-        return new EpochTrainer() {
-            @Override
-            public EpochMetrics trainEpoch(EpochListener events) {
-                return AllreduceTrainer.this.trainEpoch(data, testSet, events);
-            }
-
-            @Override
-            public Block getNet() {
-                return net;
-            }
-
-            @Override
-            public List<Device> getDevices() {
-                return List.of(Device.cpu());
-            }
-
-            @Override
-            public boolean hasTestSet() {
-                return testSet != null;
-            }
-
-            @Override
-            public boolean progress() {
-                return progress;
-            }
-
-            @Override
-            public ParameterSnapshot snapshot() {
-                return ParameterSnapshot.of(net, manager);
-            }
-
-            @Override
-            public void restore(ParameterSnapshot snapshot) {
-                snapshot.copyInto(net);
-            }
-        };
+        return new DriverEpochs(events -> trainEpoch(data, testSet, events), net, manager, testSet != null, progress);
     }
 
     /** Frees the driver's network and, if this trainer started the Spark context, stops it. */

@@ -20,7 +20,6 @@ import org.d2l.multigpu.parallel.EpochListener;
 import org.d2l.multigpu.parallel.EpochListeners;
 import org.d2l.multigpu.parallel.EpochMetrics;
 import org.d2l.multigpu.parallel.EpochTrainer;
-import org.d2l.multigpu.parallel.ParameterSnapshot;
 import org.d2l.multigpu.parallel.TrainingLoop;
 import org.d2l.multigpu.runtime.Djl;
 
@@ -203,42 +202,7 @@ public final class SparkTrainer implements AutoCloseable {
      * model is the driver's copy, evaluated on the driver's CPU.
      */
     public EpochTrainer epochs(ShardedData data, RandomAccessDataset testSet) {
-        return new EpochTrainer() {
-            @Override
-            public EpochMetrics trainEpoch(EpochListener events) {
-                return SparkTrainer.this.trainEpoch(data, testSet, events);
-            }
-
-            @Override
-            public Block getNet() {
-                return net;
-            }
-
-            @Override
-            public List<Device> getDevices() {
-                return List.of(Device.cpu());
-            }
-
-            @Override
-            public boolean hasTestSet() {
-                return testSet != null;
-            }
-
-            @Override
-            public boolean progress() {
-                return progress;
-            }
-
-            @Override
-            public ParameterSnapshot snapshot() {
-                return ParameterSnapshot.of(net, manager);
-            }
-
-            @Override
-            public void restore(ParameterSnapshot snapshot) {
-                snapshot.copyInto(net);
-            }
-        };
+        return new DriverEpochs(events -> trainEpoch(data, testSet, events), net, manager, testSet != null, progress);
     }
 
     /** The error to throw for a failed round: names the partition when a task said which. */

@@ -31,7 +31,7 @@ public interface StepHook extends Serializable {
         @Override
         public void beforeStep(int rank, int epoch, int step, int attempt) {
             if (rank == this.rank && epoch == this.epoch && step == this.step && attempt == 0) {
-                throw new IllegalStateException("task lost before step " + step + " (injected by StepHook.failOnce)");
+                throw new IllegalStateException("task lost before global batch " + step + " (injected by StepHook.failOnce)");
             }
         }
     }

@@ -113,7 +113,7 @@ class AllreduceTrainerTest {
                 OptimizerFactory.sgd(0.1f, 0.9f), 25L << 20, 2, failOnce);
         assertEquals(1, log.get(0).attempts());
         assertEquals(2, log.get(1).attempts());
-        assertTrue(log.get(1).failures().get(0).contains("Epoch 2, rank 1 failed: task lost before step 1 (injected by StepHook.failOnce)"), log.get(1).failures().toString());
+        assertTrue(log.get(1).failures().get(0).contains("Epoch 2, rank 1 failed: task lost before global batch 1 (injected by StepHook.failOnce)"), log.get(1).failures().toString());
     }
 
     @Test
