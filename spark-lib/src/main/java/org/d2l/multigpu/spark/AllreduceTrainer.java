@@ -158,8 +158,9 @@ public final class AllreduceTrainer implements AutoCloseable {
                             + ", its last complete epoch") + ".", epoch, attempt + 1, ex);
                 }
                 System.err.printf("Epoch %d: the barrier stage failed on attempt %d of %d (%s); running it again "
-                        + "from the driver's %s.%n", epoch, attempt + 1, maxAttempts, reason,
+                        + "from the driver's %s, with the data shipped again.%n", epoch, attempt + 1, maxAttempts, reason,
                         epoch == 1 ? "initial parameters" : "parameters at the end of epoch " + (epoch - 1));
+                data.reship(); // a lost executor took its cached shard with it
             }
         }
         results.sort(Comparator.comparingInt(RankResult::rank));

@@ -9,16 +9,23 @@ import org.d2l.multigpu.collective.RingSchedule;
  * A training set for {@link AllreduceTrainer}: every global batch split over k partitions as the
  * in-process trainer splits it over k devices (shard i has n / k examples, the first n mod k one more;
  * a batch of fewer than k examples leaves the last partitions an empty shard), partition r holding shard
- * r of every batch, in order, cached on the executors; close it to free them.
+ * r of every batch, in order, cached on the executors; close it to free them. It keeps a reference to
+ * the driver's list of batches, so that shards lost with an executor can be shipped again.
  */
 public final class SplitData implements AutoCloseable {
 
-    private final ShardedData shards;
+    private final JavaSparkContext sc;
+    private final List<Minibatch> batches;
+    private final int k;
     private final long[] globalExamples;
+    private ShardedData shards;
 
-    private SplitData(ShardedData shards, long[] globalExamples) {
-        this.shards = shards;
-        this.globalExamples = globalExamples;
+    private SplitData(JavaSparkContext sc, List<Minibatch> batches, int k) {
+        this.sc = sc;
+        this.batches = batches;
+        this.k = k;
+        this.globalExamples = batches.stream().mapToLong(Minibatch::size).toArray();
+        this.shards = ShardedData.ofShards(sc, split(batches, k));
     }
 
     /** Splits each of {@code batches} (global batches, in training order) over {@code k} partitions. */
@@ -26,7 +33,7 @@ public final class SplitData implements AutoCloseable {
         if (batches.isEmpty()) {
             throw new IllegalArgumentException("No minibatches to train on: the data set is empty.");
         }
-        return new SplitData(ShardedData.ofShards(sc, split(batches, k)), batches.stream().mapToLong(Minibatch::size).toArray());
+        return new SplitData(sc, List.copyOf(batches), k);
     }
 
     /** Shard r of every batch for every r, as {@link Shard}s (partition r's list holds one minibatch per step). */
@@ -48,6 +55,15 @@ public final class SplitData implements AutoCloseable {
             out.add(new Shard(r, List.copyOf(lists.get(r))));
         }
         return out;
+    }
+
+    /**
+     * Ships the shards to the executors again and drops the old copies: the cached shards live only on
+     * the executors that hold them (a local checkpoint), so an executor that died took its shard along.
+     */
+    void reship() {
+        shards.unpersist();
+        shards = ShardedData.ofShards(sc, split(batches, k));
     }
 
     /** The cached shards, one partition per rank. */

@@ -80,4 +80,19 @@ class SparkLocalClusterTest {
                     * e.results().get(r).buckets(), "rank " + r + " sent " + e.bytesSentPerStep(r) + " bytes a step");
         }
     }
+
+    @Test
+    void anExecutorKilledInTheMiddleOfAnEpochIsRetriedFromTheLastCompleteEpochAndGivesTheSameParameters() {
+        // Rank 1's executor JVM dies before its second step of epoch 2, on the first attempt only: the
+        // worker starts a new executor and the driver runs the epoch's stage again.
+        StepHook killExecutor = (rank, epoch, step, attempt) -> {
+            if (rank == 1 && epoch == 2 && step == 1 && attempt == 0) {
+                Runtime.getRuntime().halt(1);
+            }
+        };
+        List<AllreduceEpoch> log = AllreduceTrainerTest.assertBitForBitAsInProcess(sc, SyntheticData.minibatches(4, 16, 8),
+                OptimizerFactory.sgd(0.1f), 25L << 20, 2, killExecutor);
+        assertEquals(2, log.get(1).attempts(), log.get(1).failures().toString());
+        assertEquals(2, sc.sc().getExecutorMemoryStatus().size() - 1, "a new executor took the lost one's place");
+    }
 }
