@@ -48,7 +48,7 @@ import org.d2l.multigpu.data.FashionMnistData;
 import org.d2l.multigpu.devices.Devices;
 import org.d2l.multigpu.models.LeNet;
 import org.d2l.multigpu.parallel.DataParallelTrainer;
-import org.d2l.multigpu.parallel.FromScratch;
+import org.d2l.multigpu.lesson.FromScratch;
 import org.d2l.multigpu.parallel.TrainingInterruptedException;
 import org.d2l.multigpu.plot.LiveFigure;
 import org.d2l.multigpu.runtime.Djl;

@@ -16,8 +16,17 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
-/** The support jar's packages depend on each other in one direction only. */
+/**
+ * The support jar's packages depend on each other in one direction only, and the training engine knows
+ * nothing of notebooks: the Jupyter side, figures and the lessons' own tools sit above it.
+ */
 class PackagesTest {
+
+    /** The engine: what trains, with its data, devices, models and evaluation. */
+    private static final Set<String> ENGINE =
+            Set.of("collective", "data", "devices", "eval", "models", "parallel", "precision", "runtime");
+    /** What sits above the engine and may use it, never the other way round. */
+    private static final Set<String> ABOVE = Set.of("notebook", "plot", "lesson");
 
     private static final Path SOURCES = Path.of("src/main/java/org/d2l/multigpu");
     private static final Pattern IMPORT = Pattern.compile("^import org\\.d2l\\.multigpu\\.([a-z]+)\\.", Pattern.MULTILINE);
@@ -60,5 +69,29 @@ class PackagesTest {
             }
         }
         assertTrue(cycles.isEmpty(), "packages on an import cycle: " + cycles + "; dependencies: " + deps);
+    }
+
+    @Test
+    void noEnginePackageImportsTheNotebookSideFiguresOrTheLessonsTools() throws IOException {
+        Map<String, Set<String>> deps = dependencies();
+        assertTrue(deps.keySet().containsAll(ENGINE) && deps.keySet().containsAll(ABOVE),
+                "packages not found: " + deps.keySet());
+        List<String> wrong = new ArrayList<>();
+        for (String engine : ENGINE) {
+            for (String used : deps.get(engine)) {
+                if (ABOVE.contains(used)) {
+                    wrong.add(engine + " -> " + used);
+                }
+            }
+        }
+        assertTrue(wrong.isEmpty(), "the engine imports the notebook side: " + wrong);
+    }
+
+    @Test
+    void everyPackageIsEitherPartOfTheEngineOrAboveIt() throws IOException {
+        Set<String> unknown = new TreeSet<>(dependencies().keySet());
+        unknown.removeAll(ENGINE);
+        unknown.removeAll(ABOVE);
+        assertTrue(unknown.isEmpty(), "say whether these packages belong to the engine or sit above it: " + unknown);
     }
 }

@@ -11,7 +11,7 @@ import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import org.d2l.multigpu.parallel.FromScratch;
+import org.d2l.multigpu.devices.OnDevice;
 
 /**
  * Every parameter of a block (weights and running statistics) as plain float arrays, by parameter
@@ -55,7 +55,7 @@ public record ParameterValues(List<String> names, List<long[]> shapes, List<floa
                         + " in the values sent: driver and executors must build the same network.");
             }
             try (NDManager tmp = dst.getManager().newSubManager()) {
-                FromScratch.copyInto(tmp.create(values.get(i), new Shape(shapes.get(i))), dst);
+                OnDevice.copyInto(tmp.create(values.get(i), new Shape(shapes.get(i))), dst);
             }
         }
     }

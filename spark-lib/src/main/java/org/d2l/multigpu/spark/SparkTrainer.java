@@ -6,10 +6,6 @@ import ai.djl.ndarray.types.DataType;
 import ai.djl.nn.Block;
 import ai.djl.training.dataset.RandomAccessDataset;
 import ai.djl.training.initializer.Initializer;
-import ai.djl.translate.TranslateException;
-import java.io.IOException;
-import java.io.PrintStream;
-import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -19,10 +15,15 @@ import org.apache.spark.SparkConf;
 import org.apache.spark.SparkContext;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.broadcast.Broadcast;
+import org.d2l.multigpu.data.Batches;
 import org.d2l.multigpu.eval.Accuracy;
 import org.d2l.multigpu.models.Init;
 import org.d2l.multigpu.parallel.EpochListener;
+import org.d2l.multigpu.parallel.EpochListeners;
 import org.d2l.multigpu.parallel.EpochMetrics;
+import org.d2l.multigpu.parallel.EpochTrainer;
+import org.d2l.multigpu.parallel.ParameterSnapshot;
+import org.d2l.multigpu.parallel.TrainingLoop;
 import org.d2l.multigpu.runtime.Djl;
 
 /**
@@ -48,7 +49,6 @@ public final class SparkTrainer implements AutoCloseable {
     private final boolean ownsContext;
     private final NDManager manager;
     private final Block net;
-    private final PrintStream out;
     private final boolean progress;
     private ParameterValues optimizerState;
     private int epochs;
@@ -60,7 +60,6 @@ public final class SparkTrainer implements AutoCloseable {
         this.model = b.model;
         this.optimizer = b.optimizer;
         this.frequency = b.frequency;
-        this.out = b.out;
         this.progress = b.progress;
         if (b.context != null) {
             this.sc = b.context;
@@ -74,7 +73,7 @@ public final class SparkTrainer implements AutoCloseable {
                 quiet("org.apache.spark.scheduler.TaskSetManager");
             }
             // new SparkConf() reads the spark.* system properties that spark-submit sets (spark.master too).
-            SparkConf conf = new SparkConf().setAppName(b.appName)
+            SparkConf conf = new SparkConf().setAppName("d2l-parameter-averaging")
                     .setIfMissing("spark.master", "local[" + (b.partitions > 0 ? b.partitions : 2) + "]")
                     .setIfMissing("spark.ui.enabled", "false")
                     .setIfMissing("spark.ui.showConsoleProgress", "false");
@@ -191,6 +190,10 @@ public final class SparkTrainer implements AutoCloseable {
      * partition has used its minibatches, then accuracy on {@code testSet} (may be null).
      */
     public EpochMetrics trainEpoch(ShardedData data, RandomAccessDataset testSet) {
+        return trainEpoch(data, testSet, EpochListeners.of(progress));
+    }
+
+    private EpochMetrics trainEpoch(ShardedData data, RandomAccessDataset testSet, EpochListener events) {
         double lossSum = 0;
         double correct = 0;
         long examples = 0;
@@ -198,6 +201,7 @@ public final class SparkTrainer implements AutoCloseable {
         long bytes = 0;
         long t0 = System.nanoTime();
         int steps = data.stepsPerEpoch();
+        events.onEpochStart(epochs + 1, data.examples());
         for (int first = 0; first < steps; first += frequency) {
             RoundResult r = trainRound(data, first);
             lossSum += r.lossSum();
@@ -205,48 +209,65 @@ public final class SparkTrainer implements AutoCloseable {
             examples += r.examples();
             syncs++;
             bytes += r.bytes();
-            if (progress) {
-                out.printf(Locale.ROOT, "\repoch %d: round %d/%d, loss %.3f", epochs + 1,
-                        first / frequency + 1, (steps + frequency - 1) / frequency, lossSum / examples);
-            }
+            events.onStep(epochs + 1, examples, lossSum / examples);
         }
         double seconds = (System.nanoTime() - t0) / 1e9;
-        if (progress) {
-            out.println();
-        }
         epochs++;
-        double testAcc = Double.NaN;
-        if (testSet != null) {
-            try {
-                testAcc = Accuracy.evaluateAccuracy(net, testSet.getData(manager), Device.cpu());
-            } catch (IOException ex) {
-                throw new UncheckedIOException(ex);
-            } catch (TranslateException ex) {
-                throw new IllegalStateException("Could not read a test batch: " + ex.getMessage(), ex);
-            }
-        }
+        double testAcc = testSet == null ? Double.NaN
+                : Accuracy.evaluateAccuracy(net, Batches.of(testSet, manager, "test"), Device.cpu());
         return new EpochMetrics(epochs, lossSum / examples, correct / examples, testAcc, seconds, examples / seconds,
-                syncs, bytes, 0, Double.NaN, steps); // local steps per partition: ParameterAveraging's rounds in process
+                syncs, bytes, 0, Double.NaN, steps, List.of(), Double.NaN); // steps: local steps per partition, as
+        // ParameterAveraging's rounds in process
     }
 
     /** Trains {@code numEpochs} epochs over {@code data}, evaluating on {@code testSet} (may be null) after each. */
     public List<EpochMetrics> fit(ShardedData data, RandomAccessDataset testSet, int numEpochs,
             EpochListener... listeners) {
-        if (numEpochs < 1) {
-            throw new IllegalArgumentException("numEpochs must be at least 1, got " + numEpochs + ".");
-        }
-        for (EpochListener l : listeners) {
-            l.onFitStart(numEpochs);
-        }
-        List<EpochMetrics> history = new ArrayList<>();
-        for (int e = 0; e < numEpochs; e++) {
-            EpochMetrics m = trainEpoch(data, testSet);
-            history.add(m);
-            for (EpochListener l : listeners) {
-                l.onEpoch(m);
+        return TrainingLoop.fit(epochs(data, testSet), numEpochs, listeners);
+    }
+
+    /**
+     * This trainer bound to {@code data} and {@code testSet} (may be null), for {@link TrainingLoop} and
+     * early stopping ({@code new EarlyStoppingParallelTrainer(config, spark.epochs(data, testSet))}): its
+     * model is the driver's copy, evaluated on the driver's CPU.
+     */
+    public EpochTrainer epochs(ShardedData data, RandomAccessDataset testSet) {
+        return new EpochTrainer() {
+            @Override
+            public EpochMetrics trainEpoch(EpochListener events) {
+                return SparkTrainer.this.trainEpoch(data, testSet, events);
             }
-        }
-        return history;
+
+            @Override
+            public Block getNet() {
+                return net;
+            }
+
+            @Override
+            public List<Device> getDevices() {
+                return List.of(Device.cpu());
+            }
+
+            @Override
+            public boolean hasTestSet() {
+                return testSet != null;
+            }
+
+            @Override
+            public boolean progress() {
+                return progress;
+            }
+
+            @Override
+            public ParameterSnapshot snapshot() {
+                return ParameterSnapshot.of(net, manager);
+            }
+
+            @Override
+            public void restore(ParameterSnapshot snapshot) {
+                snapshot.copyInto(net);
+            }
+        };
     }
 
     /** Silences an slf4j-simple logger (created after this call), unless the user configured it. */
@@ -292,9 +313,7 @@ public final class SparkTrainer implements AutoCloseable {
         private int frequency = 1;
         private String master;
         private JavaSparkContext context;
-        private String appName = "d2l-parameter-averaging";
         private Initializer initializer = Init.pytorchLike();
-        private PrintStream out = System.out;
         private boolean progress;
 
         private Builder(ModelFactory model) {
@@ -343,22 +362,15 @@ public final class SparkTrainer implements AutoCloseable {
             return this;
         }
 
-        /** The Spark application name. */
-        public Builder optAppName(String appName) {
-            this.appName = appName;
-            return this;
-        }
-
         /** The weight initialisation of the driver's network (default {@link Init#pytorchLike()}). */
         public Builder optInitializer(Initializer initializer) {
             this.initializer = initializer;
             return this;
         }
 
-        /** Prints one progress line per round to {@code out} when {@code progress} is true (default off). */
-        public Builder optProgress(boolean progress, PrintStream out) {
+        /** Shows a progress bar per epoch, updated after every round, when {@code progress} is true (default off). */
+        public Builder optProgress(boolean progress) {
             this.progress = progress;
-            this.out = out;
             return this;
         }
 

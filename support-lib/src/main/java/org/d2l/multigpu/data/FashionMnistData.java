@@ -17,7 +17,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.d2l.multigpu.runtime.CellOutput;
 import org.d2l.multigpu.runtime.Djl;
 
 /**
@@ -79,15 +78,8 @@ public final class FashionMnistData {
 
     /** Returns a builder; settings not given to it come from the environment ({@link Settings#get()}). */
     public static Builder builder() {
-        CellOutput.remember(); // a training run starts in this cell: the message of an interrupt goes here
         Djl.setup();
         return new Builder();
-    }
-
-    /** Returns the training and test sets, as the book's {@code loadDataFashionMnist} does. */
-    public static ArrayDataset[] loadDataFashionMnist(int batchSize) {
-        FashionMnistData data = builder().batchSize(batchSize).build();
-        return new ArrayDataset[] {data.train(), data.test()};
     }
 
     /** Returns the text label of a class index 0..9, e.g. 9 is "ankle boot". */
@@ -96,15 +88,6 @@ public final class FashionMnistData {
             throw new IllegalArgumentException("Fashion-MNIST labels are 0..9, got " + labelIndex);
         }
         return TEXT_LABELS[labelIndex];
-    }
-
-    /** Returns the text labels of class indices 0..9. */
-    public static String[] getFashionMnistLabels(int[] labelIndices) {
-        String[] labels = new String[labelIndices.length];
-        for (int i = 0; i < labels.length; i++) {
-            labels[i] = getFashionMnistLabel(labelIndices[i]);
-        }
-        return labels;
     }
 
     /** Returns the prepared training set (60,000 examples, or the limit), shuffled unless turned off. */

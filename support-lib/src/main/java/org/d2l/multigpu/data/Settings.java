@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
+import org.d2l.multigpu.runtime.Env;
 
 /**
  * Run settings from environment variables, each with a system-property fallback of the same
@@ -46,13 +47,7 @@ public final class Settings {
     public static Settings get() {
         Map<String, String> found = new HashMap<>();
         for (String name : NAMES) {
-            String value = System.getenv(name);
-            if (value == null || value.isBlank()) {
-                value = System.getProperty(propertyName(name));
-            }
-            if (value != null) {
-                found.put(name, value);
-            }
+            Env.get(name).ifPresent(value -> found.put(name, value));
         }
         return new Settings(found);
     }
@@ -69,7 +64,7 @@ public final class Settings {
 
     /** Returns the system property that backs up a variable: {@code MAX_EPOCH} becomes {@code max.epoch}. */
     public static String propertyName(String variable) {
-        return variable.toLowerCase(Locale.ROOT).replace('_', '.');
+        return Env.propertyName(variable);
     }
 
     /** Returns {@code DATASET_LIMIT}, the number of examples to use from each split, if set. */

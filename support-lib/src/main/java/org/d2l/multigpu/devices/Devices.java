@@ -36,17 +36,6 @@ public final class Devices {
         simulatedGpus = n;
     }
 
-    /** GPU {@code i} if it exists, else the CPU, as the book's {@code try_gpu}. */
-    public static Device tryGpu(int i) {
-        return i < gpuCount() ? Device.gpu(i) : Device.cpu();
-    }
-
-    /** All GPUs, or the CPU when there are none, as the book's {@code try_all_gpus}. */
-    public static List<Device> tryAllGpus() {
-        int n = gpuCount();
-        return n == 0 ? List.of(Device.cpu()) : spread(n, n);
-    }
-
     /**
      * {@code k} devices to train on, one replica each: the first {@code k} GPUs; on a machine with
      * fewer GPUs, {@code k} replicas spread over the GPUs there are (replica i on GPU i mod n, so

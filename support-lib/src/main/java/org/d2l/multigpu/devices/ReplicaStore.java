@@ -8,7 +8,9 @@ import ai.djl.nn.Block;
 import ai.djl.nn.Parameter;
 import ai.djl.training.ParameterStore;
 import ai.djl.util.Pair;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 
@@ -71,6 +73,25 @@ public class ReplicaStore extends ParameterStore {
             values.put(param.getId(), copy);
         }
         return new ReplicaStore(manager, device, values);
+    }
+
+    /**
+     * One store per device for replicas that train, held by {@code manager}: on the first device the
+     * block's own arrays when {@code typeOf} keeps every parameter's type, copies with gradients
+     * everywhere else, each parameter cast to {@code typeOf.apply(parameter)} (kept where that is null).
+     */
+    public static List<ReplicaStore> replicas(Block net, List<Device> devices, NDManager manager,
+            Function<Parameter, DataType> typeOf) {
+        boolean ownFirst = true;
+        for (Pair<String, Parameter> p : net.getParameters()) {
+            DataType t = typeOf.apply(p.getValue());
+            ownFirst &= t == null || t == p.getValue().getArray().getDataType();
+        }
+        List<ReplicaStore> stores = new ArrayList<>();
+        for (int i = 0; i < devices.size(); i++) {
+            stores.add(i == 0 && ownFirst ? of(net, manager) : copyOf(net, devices.get(i), manager, true, typeOf));
+        }
+        return List.copyOf(stores);
     }
 
     /** The device this replica's arrays live on. */

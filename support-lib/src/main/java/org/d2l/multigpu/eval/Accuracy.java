@@ -5,7 +5,6 @@ import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDList;
 import ai.djl.ndarray.NDManager;
 import ai.djl.nn.Block;
-import ai.djl.training.ParameterStore;
 import ai.djl.training.dataset.Batch;
 import ai.djl.ndarray.types.DataType;
 import java.util.ArrayList;
@@ -62,14 +61,25 @@ public final class Accuracy {
         if (devices.isEmpty()) {
             throw new IllegalArgumentException("evaluateAccuracyGpus needs at least one device.");
         }
-        Accumulator metric = new Accumulator(2); // correct predictions, predictions
         try (NDManager manager = NDManager.newBaseManager(devices.get(0))) {
-            List<ParameterStore> stores = new ArrayList<>();
+            List<ReplicaStore> stores = new ArrayList<>();
             Device home = net.getParameters().valueAt(0).getArray().getDevice();
             for (Device d : devices) {
                 stores.add(d.equals(home) ? ReplicaStore.of(net, manager)
                         : ReplicaStore.copyOf(net, d, manager, false));
             }
+            return evaluateAccuracy(net, dataIter, stores);
+        }
+    }
+
+    /**
+     * The accuracy of {@code net} over {@code dataIter} computed with parameter values that are already on
+     * the devices ({@code replicas}, one per device, such as a trainer's replicas), each batch split over them.
+     */
+    public static double evaluateAccuracy(Block net, Iterable<Batch> dataIter, List<ReplicaStore> replicas) {
+        List<Device> devices = replicas.stream().map(ReplicaStore::device).toList();
+        Accumulator metric = new Accumulator(2); // correct predictions, predictions
+        try (NDManager manager = NDManager.newBaseManager(devices.get(0))) {
             for (Batch batch : dataIter) {
                 try (batch; NDManager step = manager.newSubManager()) {
                     NDArray x = batch.getData().head();
@@ -80,7 +90,7 @@ public final class Accuracy {
                         NDArray yi = parts.get(i).get(1);
                         xi.attach(step);
                         yi.attach(step);
-                        NDArray yHat = net.forward(stores.get(i), new NDList(xi), false).head();
+                        NDArray yHat = net.forward(replicas.get(i), new NDList(xi), false).head();
                         metric.add(accuracy(yHat, yi), yi.size());
                     }
                 }

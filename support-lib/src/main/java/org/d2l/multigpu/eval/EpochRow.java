@@ -37,4 +37,14 @@ public interface EpochRow {
     default double medianStepSeconds() {
         return Double.NaN;
     }
+
+    /** The steps skipped for overflowing float16 gradients (0 without loss scaling). */
+    default long skippedSteps() {
+        return 0;
+    }
+
+    /** The loss scale at the end of the epoch, NaN when the epoch used no loss scaling. */
+    default double lossScale() {
+        return Double.NaN;
+    }
 }

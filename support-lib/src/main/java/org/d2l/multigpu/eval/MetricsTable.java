@@ -62,6 +62,21 @@ public final class MetricsTable {
         return t;
     }
 
+    /**
+     * One run's metrics as text, one row an epoch (Tablesaw's rendering of {@link #of} without the run
+     * column), with the skipped steps and the loss scale where an epoch used loss scaling.
+     */
+    public static String text(List<? extends EpochRow> history) {
+        Table t = of("run", history).removeColumns(RUN).setName("metrics");
+        if (history.stream().anyMatch(m -> !Double.isNaN(m.lossScale()))) {
+            t.addColumns(DoubleColumn.create("skipped", history.stream().mapToDouble(EpochRow::skippedSteps)),
+                    DoubleColumn.create("loss scale", history.stream().mapToDouble(EpochRow::lossScale)));
+            t.doubleColumn("skipped").setPrintFormatter(NumberColumnFormatter.fixedWithGrouping(0));
+            t.doubleColumn("loss scale").setPrintFormatter(NumberColumnFormatter.fixedWithGrouping(0));
+        }
+        return t.printAll() + System.lineSeparator();
+    }
+
     /** The rows of several tables made by {@link #of}, one after another, in one table. */
     public static Table concat(Table... runs) {
         if (runs.length == 0) {

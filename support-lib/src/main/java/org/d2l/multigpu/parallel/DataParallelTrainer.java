@@ -12,15 +12,9 @@ import ai.djl.training.GradientCollector;
 import ai.djl.training.dataset.RandomAccessDataset;
 import ai.djl.training.loss.Loss;
 import ai.djl.training.optimizer.Optimizer;
-import ai.djl.training.util.ProgressBar;
-import ai.djl.translate.TranslateException;
-import ai.djl.util.Pair;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Locale;
 import org.d2l.multigpu.devices.Devices;
 import org.d2l.multigpu.devices.ReplicaStore;
 import org.d2l.multigpu.eval.Accuracy;
@@ -28,9 +22,7 @@ import org.d2l.multigpu.models.Init;
 import org.d2l.multigpu.precision.LossScale;
 import org.d2l.multigpu.precision.ParameterBytes;
 import org.d2l.multigpu.precision.PrecisionPolicy;
-import org.d2l.multigpu.runtime.CellOutput;
 import org.d2l.multigpu.runtime.Djl;
-import org.d2l.multigpu.runtime.KernelIo;
 import org.d2l.multigpu.runtime.NoGrad;
 
 /**
@@ -87,18 +79,7 @@ public final class DataParallelTrainer implements AutoCloseable {
             ownParameters = NDManager.newBaseManager(home);
             net.initialize(ownParameters, DataType.FLOAT32, s.inputShape);
         }
-        List<Parameter> params = new ArrayList<>();
-        for (Pair<String, Parameter> p : net.getParameters()) {
-            NDArray a = p.getValue().getArray();
-            if (!a.getDevice().equals(home)) {
-                throw new IllegalArgumentException("The block's parameter " + p.getKey() + " lives on "
-                        + a.getDevice() + " but replica 0 trains on " + home + ": initialise the block on the first device.");
-            }
-            if (p.getValue().requiresGradient()) {
-                a.setRequiresGradient(true);
-            }
-            params.add(p.getValue());
-        }
+        List<Parameter> params = Replicas.parametersOn(net, home);
         precision = PrecisionPolicy.create(s.dataType, s.masterWeights, s.lossScaler, net, devices, params, manager);
         masters = new Replicas(precision.masters(), params);
         workers = new ReplicaWorkers(devices, s.concurrent);
@@ -130,12 +111,12 @@ public final class DataParallelTrainer implements AutoCloseable {
     }
 
     /** The number of global steps taken so far (in FLOAT16 including skipped ones). */
-    public long getSteps() {
+    long getSteps() {
         return steps;
     }
 
     /** Whether replicas run on worker threads (by default one per device when there are several devices). */
-    public boolean isConcurrent() {
+    boolean isConcurrent() {
         return workers.concurrent();
     }
 
@@ -160,7 +141,7 @@ public final class DataParallelTrainer implements AutoCloseable {
     }
 
     /** How the replicas compute, in words (FLOAT32, FLOAT16 with float32 master weights, or pure FLOAT16). */
-    public String describePrecision() {
+    String describePrecision() {
         return precision.describe();
     }
 
@@ -186,9 +167,6 @@ public final class DataParallelTrainer implements AutoCloseable {
         }
     }
 
-    /** What one global step (or round) measured: summed loss and number of correct predictions over its examples. */
-    public record StepResult(double lossSum, double correct, long examples) {}
-
     /**
      * One global step on the examples {@code x} and labels {@code y}: split over the replicas,
      * forward and backward on each, then one synchronised update (with {@link ParameterAveraging},
@@ -213,25 +191,9 @@ public final class DataParallelTrainer implements AutoCloseable {
      * Fails, leaving the parameters as they were before the round, when a loss is NaN or infinite.
      */
     public StepResult trainRound(List<NDArray> xs, List<NDArray> ys) {
-        if (!sync.ownMinibatches()) {
-            throw new IllegalStateException("trainRound gives each worker its own minibatch, which is "
-                    + "parameter averaging; with " + sync.getClass().getSimpleName()
-                    + " call trainStep(x, y) with the global batch.");
-        }
-        if (xs.isEmpty() || xs.size() != ys.size() || xs.size() > devices.size()) {
-            throw new IllegalArgumentException("A round takes between 1 and " + devices.size()
-                    + " minibatches (one per worker) with as many label arrays; got " + xs.size()
-                    + " and " + ys.size() + ".");
-        }
+        Minibatches.checkRound(sync, xs, ys, devices.size());
         try (NoGrad g = NoGrad.scope(); NDManager step = manager.newSubManager()) {
-            List<NDArray> xd = new ArrayList<>();
-            List<NDArray> yd = new ArrayList<>();
-            for (int i = 0; i < xs.size(); i++) {
-                step.tempAttachAll(xs.get(i), ys.get(i));
-                xd.add(xs.get(i).toDevice(devices.get(i), false));
-                yd.add(ys.get(i).toDevice(devices.get(i), false));
-            }
-            return run(xd, yd, step);
+            return run(Minibatches.onDevices(xs, devices, step), Minibatches.onDevices(ys, devices, step), step);
         }
     }
 
@@ -269,12 +231,7 @@ public final class DataParallelTrainer implements AutoCloseable {
         StepResult result = new StepResult(sum, Arrays.stream(correct).sum(), n);
         if (!Double.isFinite(sum)) {
             rollback.undo();
-            String unit = sync.ownMinibatches() ? "round" : "step";
-            throw new IllegalStateException(String.format(Locale.ROOT,
-                    "The training loss is %s at %s %d (epoch %d): the parameters were left as they "
-                    + "were before this %s. Lower the learning rate, check the input data for "
-                    + "NaN, or use an initialisation such as Init.pytorchLike().",
-                    sum, unit, steps + 1, history.size() + 1, unit));
+            throw StepRollback.lossNotFinite(sum, sync.ownMinibatches() ? "round" : "step", steps + 1, history.size() + 1);
         }
         steps++;
         if (!precision.gradientsToMasters(active, step)) {
@@ -299,21 +256,12 @@ public final class DataParallelTrainer implements AutoCloseable {
      */
     public List<EpochMetrics> fit(RandomAccessDataset trainSet, RandomAccessDataset testSet, int numEpochs,
             EpochListener... listeners) {
-        if (numEpochs < 1) {
-            throw new IllegalArgumentException("numEpochs must be at least 1, got " + numEpochs + ".");
-        }
-        for (EpochListener l : listeners) {
-            l.onFitStart(numEpochs);
-        }
-        List<EpochMetrics> run = new ArrayList<>();
-        for (int e = 0; e < numEpochs; e++) {
-            EpochMetrics m = trainEpoch(trainSet, testSet);
-            run.add(m);
-            for (EpochListener l : listeners) {
-                l.onEpoch(m);
-            }
-        }
-        return run;
+        return TrainingLoop.fit(epochs(trainSet, testSet), numEpochs, listeners);
+    }
+
+    /** This trainer bound to {@code trainSet} and {@code testSet} (may be null), for {@link TrainingLoop}. */
+    public EpochTrainer epochs(RandomAccessDataset trainSet, RandomAccessDataset testSet) {
+        return new TrainerEpochs(this, tally, manager, prefetch, trainSet, testSet);
     }
 
     /**
@@ -324,64 +272,26 @@ public final class DataParallelTrainer implements AutoCloseable {
      * running, and a {@link TrainingInterruptedException} says where it stopped.
      */
     public EpochMetrics trainEpoch(RandomAccessDataset trainSet, RandomAccessDataset testSet) {
-        int k = devices.size();
-        if (sync.ownMinibatches() && trainSet.size() < k) {
-            throw new IllegalArgumentException("The training set has " + trainSet.size() + " example(s), fewer than the "
-                    + k + " workers that each need a minibatch: use more data (DATASET_LIMIT) or fewer workers.");
-        }
-        ProgressBar bar = progress ? new ProgressBar("epoch " + (history.size() + 1), trainSet.size()) : null;
-        tally.reset();
-        CellOutput.remember(); // where the message of an interrupt goes, should the kernel end the cell first
-        try (NoGrad g = NoGrad.scope();
-                Minibatches batches = new Minibatches(trainSet, manager, prefetch, sync.ownMinibatches() ? k : 1)) {
-            for (List<NDList> group = nextGroup(batches, bar); !group.isEmpty(); group = nextGroup(batches, bar)) {
-                long t0 = System.nanoTime();
-                StepResult r = sync.ownMinibatches()
-                        ? trainRound(Minibatches.part(group, 0), Minibatches.part(group, 1))
-                        : trainStep(group.get(0).get(0), group.get(0).get(1));
-                tally.add(r, (System.nanoTime() - t0) / 1e9);
-                batches.release();
-                if (bar != null) {
-                    long seen = tally.examples;
-                    String loss = String.format(Locale.ROOT, "loss %.3f", tally.lossSum / tally.examples);
-                    KernelIo.run(() -> bar.update(seen, loss)); // printed here, it could swallow an interrupt
-                }
-            }
-            finishSync();
-        }
-        double testAcc = Double.NaN;
-        if (testSet != null) {
-            try (NoGrad g = NoGrad.scope()) {
-                testAcc = Accuracy.evaluateAccuracyGpus(net, testSet.getData(manager), devices);
-            } catch (IOException ex) {
-                throw new UncheckedIOException(ex);
-            } catch (TranslateException ex) {
-                throw new IllegalStateException("Could not read a test batch: " + ex.getMessage(), ex);
-            }
-        }
+        return epochs(trainSet, testSet).trainEpoch(EpochListeners.of(progress));
+    }
+
+    /** Whether the run wants a progress line. */
+    boolean progress() {
+        return progress;
+    }
+
+    /** The replicas' float32 parameters for evaluation (temporaries held by {@code tmp}). */
+    List<ReplicaStore> float32Replicas(NDManager tmp) {
+        return precision.float32Replicas(tmp);
+    }
+
+    /** Records a finished epoch: its metrics, with the loss scale and the optimizer state bytes at its end. */
+    EpochMetrics epochDone(double testAccuracy) {
         LossScale scale = precision.lossScale();
-        EpochMetrics m = tally.metrics(history.size() + 1, testAcc, scale == null ? Double.NaN : scale.scale(),
+        EpochMetrics m = tally.metrics(history.size() + 1, testAccuracy, scale == null ? Double.NaN : scale.scale(),
                 optimizerStateBytes());
         history.add(m);
         return m;
-    }
-
-    /** The next step's batches (none at the end of the epoch), or a stop that says where when interrupted. */
-    private List<NDList> nextGroup(Minibatches batches, ProgressBar bar) {
-        try {
-            if (Thread.interrupted()) {
-                throw new InterruptedException();
-            }
-            return batches.next();
-        } catch (InterruptedException ex) {
-            finishSync();
-            TrainingInterruptedException stop = new TrainingInterruptedException(history.size() + 1, tally.steps,
-                    history, String.format(Locale.ROOT, "getHistory() keeps the %d finished epoch(s); call "
-                            + "fit(...) again to continue training from here.", history.size()));
-            // JJava ends the cell at once on an interrupt and drops what the cell throws later: say it here too.
-            CellOutput.println((bar != null ? "\n" : "") + stop.getMessage());
-            throw stop;
-        }
     }
 
     /** The metrics of every epoch this trainer has finished, across {@code fit} calls. */
@@ -390,7 +300,7 @@ public final class DataParallelTrainer implements AutoCloseable {
     }
 
     /** The rule's end-of-period synchronisation, copied into what the replicas compute with. */
-    private void finishSync() {
+    void finishSync() {
         long bytes = sync.finish(masters, optimizer);
         if (bytes > 0) {
             try (NDManager tmp = manager.newSubManager()) {

@@ -1,8 +1,8 @@
 package org.d2l.multigpu.parallel;
 
 import java.util.List;
-import java.util.Locale;
 import org.d2l.multigpu.eval.EpochRow;
+import org.d2l.multigpu.eval.MetricsTable;
 
 /**
  * What one epoch of training measured: mean training loss and accuracy, test accuracy (NaN when
@@ -25,41 +25,11 @@ public record EpochMetrics(int epoch, double trainLoss, double trainAccuracy, do
         optimizerStateBytes = optimizerStateBytes == null ? List.of() : List.copyOf(optimizerStateBytes);
     }
 
-    /** Metrics without a median step time. */
-    public EpochMetrics(int epoch, double trainLoss, double trainAccuracy, double testAccuracy,
-            double seconds, double examplesPerSecond, long syncs, long syncBytes, long skippedSteps,
-            double lossScale, long steps, List<Long> optimizerStateBytes) {
-        this(epoch, trainLoss, trainAccuracy, testAccuracy, seconds, examplesPerSecond, syncs, syncBytes,
-                skippedSteps, lossScale, steps, optimizerStateBytes, Double.NaN);
-    }
-
-    /** Metrics without optimizer state bytes. */
-    public EpochMetrics(int epoch, double trainLoss, double trainAccuracy, double testAccuracy,
-            double seconds, double examplesPerSecond, long syncs, long syncBytes, long skippedSteps,
-            double lossScale, long steps) {
-        this(epoch, trainLoss, trainAccuracy, testAccuracy, seconds, examplesPerSecond, syncs, syncBytes,
-                skippedSteps, lossScale, steps, List.of());
-    }
-
-    /** Metrics of an epoch that did not count its steps. */
-    public EpochMetrics(int epoch, double trainLoss, double trainAccuracy, double testAccuracy,
-            double seconds, double examplesPerSecond, long syncs, long syncBytes, long skippedSteps,
-            double lossScale) {
-        this(epoch, trainLoss, trainAccuracy, testAccuracy, seconds, examplesPerSecond, syncs, syncBytes,
-                skippedSteps, lossScale, 0);
-    }
-
-    /** Metrics of an epoch without loss scaling (FLOAT32 training). */
-    public EpochMetrics(int epoch, double trainLoss, double trainAccuracy, double testAccuracy,
-            double seconds, double examplesPerSecond, long syncs, long syncBytes) {
-        this(epoch, trainLoss, trainAccuracy, testAccuracy, seconds, examplesPerSecond, syncs, syncBytes, 0,
-                Double.NaN, 0);
-    }
-
-    /** Metrics without synchronisation counts (for runs outside the trainer). */
-    public EpochMetrics(int epoch, double trainLoss, double trainAccuracy, double testAccuracy,
+    /** The metrics of an epoch of a run outside the trainers (a hand-written loop): no steps, syncs or loss scale counted. */
+    public static EpochMetrics of(int epoch, double trainLoss, double trainAccuracy, double testAccuracy,
             double seconds, double examplesPerSecond) {
-        this(epoch, trainLoss, trainAccuracy, testAccuracy, seconds, examplesPerSecond, 0, 0);
+        return new EpochMetrics(epoch, trainLoss, trainAccuracy, testAccuracy, seconds, examplesPerSecond, 0, 0, 0,
+                Double.NaN, 0, List.of(), Double.NaN);
     }
 
     /** The most optimizer state any one replica held at the end of the epoch, in bytes (0 when not reported). */
@@ -67,24 +37,9 @@ public record EpochMetrics(int epoch, double trainLoss, double trainAccuracy, do
         return optimizerStateBytes.stream().mapToLong(Long::longValue).max().orElse(0);
     }
 
-    /**
-     * A fixed-width text table of {@code history}, one row an epoch (with skipped steps and loss scale
-     * when an epoch used loss scaling).
-     */
+    /** The metrics of {@code history} as a text table, one row an epoch ({@link MetricsTable#text}). */
     public static String table(List<EpochMetrics> history) {
-        boolean scaled = history.stream().anyMatch(m -> !Double.isNaN(m.lossScale));
-        StringBuilder sb = new StringBuilder(String.format(Locale.ROOT,
-                "%5s %10s %9s %9s %9s %10s %6s %7s %10s", "epoch", "train loss", "train acc", "test acc",
-                "seconds", "examples/s", "steps", "syncs", "MB synced"));
-        sb.append(scaled ? String.format(Locale.ROOT, " %7s %10s%n", "skipped", "loss scale") : String.format("%n"));
-        for (EpochMetrics m : history) {
-            sb.append(String.format(Locale.ROOT, "%5d %10.4f %9.3f %9.3f %9.1f %10.1f %6d %7d %10.1f", m.epoch,
-                    m.trainLoss, m.trainAccuracy, m.testAccuracy, m.seconds, m.examplesPerSecond, m.steps, m.syncs,
-                    m.syncBytes / 1e6));
-            sb.append(scaled ? String.format(Locale.ROOT, " %7d %10.0f%n", m.skippedSteps, m.lossScale)
-                    : String.format("%n"));
-        }
-        return sb.toString();
+        return MetricsTable.text(history);
     }
 
     /** One column of {@code history} as an array, for plots ({@code EpochMetrics::testAccuracy} and so on). */

@@ -31,7 +31,7 @@ final class EpochTally {
     }
 
     /** Adds a step (or round) that took {@code secs} seconds. */
-    void add(DataParallelTrainer.StepResult r, double secs) {
+    void add(StepResult r, double secs) {
         lossSum += r.lossSum();
         correct += r.correct();
         examples += r.examples();

@@ -6,7 +6,9 @@ import ai.djl.nn.Parameter;
 import ai.djl.training.optimizer.Optimizer;
 import java.util.ArrayList;
 import java.util.List;
+import org.d2l.multigpu.collective.Partition;
 import org.d2l.multigpu.devices.OnDevice;
+import org.d2l.multigpu.precision.ParameterBytes;
 
 /**
  * Synchronous data parallelism: gradients are reduced into replica 0, the optimizer updates it once
@@ -41,18 +43,13 @@ public final class GradientAveraging implements ReplicaSync {
     /**
      * The {@link #mean()} rule with the optimizer state sharded, as ZeRO's stage 1 and PyTorch's
      * {@code ZeroRedundancyOptimizer}: each trained parameter is owned by one replica (whole tensors,
-     * largest first, each to the replica with the least so far: {@link FromScratch#partition}); its
+     * largest first, each to the replica with the least so far: {@link Partition#of}); its
      * gradients are summed on the owner, the optimizer updates it there, so that its state lives only
      * there, and the owner copies the new values to the other replicas. It computes bit for bit what
      * {@link #mean()} computes.
      */
     public static GradientAveraging shardedState() {
         return new GradientAveraging(true, true);
-    }
-
-    /** Whether the optimizer state is sharded over the replicas ({@link #shardedState()}). */
-    public boolean isShardedState() {
-        return sharded;
     }
 
     /**
@@ -72,7 +69,7 @@ public final class GradientAveraging implements ReplicaSync {
             }
         }
         long[] sizes = trained.stream().mapToLong(j -> params.get(j).getArray().size()).toArray();
-        int[] shares = FromScratch.partition(sizes, replicas.size()).owner();
+        int[] shares = Partition.of(sizes, replicas.size()).owner();
         for (int t = 0; t < trained.size(); t++) {
             owner[trained.get(t)] = shares[t];
         }
@@ -105,7 +102,7 @@ public final class GradientAveraging implements ReplicaSync {
             } else if (k > 1) {
                 averageStatistics(replicas, p.getId(), active);
             }
-            bytes += Replicas.byteSize(w0) * ((active - 1) + (k - 1));
+            bytes += ParameterBytes.bytes(w0) * ((active - 1) + (k - 1));
         }
         replicas.synced();
         return bytes;

@@ -1,18 +1,17 @@
 package org.d2l.multigpu.parallel;
 
+import ai.djl.Device;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDList;
 import ai.djl.ndarray.NDManager;
 import ai.djl.training.dataset.Batch;
 import ai.djl.training.dataset.RandomAccessDataset;
-import ai.djl.translate.TranslateException;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import org.d2l.multigpu.data.Batches;
 
 /**
  * One epoch's batches as the trainer takes them: one global batch a step, or k minibatches a round
@@ -37,13 +36,7 @@ final class Minibatches implements AutoCloseable {
             t.setDaemon(true);
             return t;
         }) : null;
-        try {
-            it = (prefetcher == null ? trainSet.getData(manager) : trainSet.getData(manager, prefetcher)).iterator();
-        } catch (IOException ex) {
-            throw new UncheckedIOException(ex);
-        } catch (TranslateException ex) {
-            throw new IllegalStateException("Could not read a training batch: " + ex.getMessage(), ex);
-        }
+        it = Batches.of(trainSet, manager, prefetcher, "training").iterator();
     }
 
     /**
@@ -90,5 +83,29 @@ final class Minibatches implements AutoCloseable {
             prefetcher.shutdownNow();
         }
         held.close();
+    }
+
+    /** Checks that a parameter-averaging round under {@code sync} gets 1 to k minibatches with as many label arrays. */
+    static void checkRound(ReplicaSync sync, List<NDArray> xs, List<NDArray> ys, int k) {
+        if (!sync.ownMinibatches()) {
+            throw new IllegalStateException("trainRound gives each worker its own minibatch, which is "
+                    + "parameter averaging; with " + sync.getClass().getSimpleName()
+                    + " call trainStep(x, y) with the global batch.");
+        }
+        if (xs.isEmpty() || xs.size() != ys.size() || xs.size() > k) {
+            throw new IllegalArgumentException("A round takes between 1 and " + k
+                    + " minibatches (one per worker) with as many label arrays; got " + xs.size()
+                    + " and " + ys.size() + ".");
+        }
+    }
+
+    /** Array i of {@code arrays} on device i, the originals attached to {@code step} so that they go back with it. */
+    static List<NDArray> onDevices(List<NDArray> arrays, List<Device> devices, NDManager step) {
+        List<NDArray> moved = new ArrayList<>();
+        for (int i = 0; i < arrays.size(); i++) {
+            step.tempAttachAll(arrays.get(i));
+            moved.add(arrays.get(i).toDevice(devices.get(i), false));
+        }
+        return moved;
     }
 }

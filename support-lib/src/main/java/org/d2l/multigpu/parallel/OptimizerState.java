@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.d2l.multigpu.devices.OnDevice;
+import org.d2l.multigpu.precision.ParameterBytes;
 
 /**
  * The per-parameter state of a DJL optimizer (SGD's momentum, NAG's, Adam's two moments): DJL has
@@ -111,7 +112,7 @@ public final class OptimizerState {
         for (Map<String, Map<Device, NDArray>> kind : maps) {
             for (Map<Device, NDArray> perDevice : kind.values()) {
                 for (NDArray a : perDevice.values()) {
-                    bytes += a.size() * a.getDataType().getNumOfBytes();
+                    bytes += ParameterBytes.bytes(a);
                 }
             }
         }
@@ -135,7 +136,7 @@ public final class OptimizerState {
         for (int kind = 0; kind < maps.size(); kind++) {
             NDArray s = get(kind, key, device);
             if (s != null) {
-                bytes += s.size() * s.getDataType().getNumOfBytes();
+                bytes += ParameterBytes.bytes(s);
             }
         }
         return bytes;

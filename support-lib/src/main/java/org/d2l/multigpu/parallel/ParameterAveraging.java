@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.d2l.multigpu.devices.OnDevice;
 import org.d2l.multigpu.devices.ReplicaStore;
+import org.d2l.multigpu.precision.ParameterBytes;
 
 /**
  * Parameter averaging as Deeplearning4j's {@code ParallelWrapper} does it: each of the k workers
@@ -56,11 +57,6 @@ public final class ParameterAveraging implements ReplicaSync {
     /** The number of rounds between two averagings. */
     public int getAveragingFrequency() {
         return frequency;
-    }
-
-    /** Whether the optimizer state is averaged with the parameters. */
-    public boolean isAverageUpdaters() {
-        return averageUpdaters;
     }
 
     @Override
@@ -137,7 +133,7 @@ public final class ParameterAveraging implements ReplicaSync {
                 for (ReplicaStore r : replicas.stores()) {
                     OnDevice.copyInto(mean, r.get(p.getId()));
                 }
-                bytes += Replicas.byteSize(mean) * (sentToHome(from) + replicas.size() - 1);
+                bytes += ParameterBytes.bytes(mean) * (sentToHome(from) + replicas.size() - 1);
             }
             if (averageUpdaters) {
                 bytes += averageState(replicas, params, optimizer, from, tmp);
@@ -174,7 +170,7 @@ public final class ParameterAveraging implements ReplicaSync {
                 for (int i = 0; i < replicas.size(); i++) {
                     state.set(kind, stateKey(p.getId(), i), replicas.get(i).device(), mean);
                 }
-                bytes += Replicas.byteSize(mean) * (sentToHome(with) + replicas.size() - 1);
+                bytes += ParameterBytes.bytes(mean) * (sentToHome(with) + replicas.size() - 1);
             }
         }
         if (!found && OptimizerState.keepsState(optimizer)) {

@@ -1,8 +1,11 @@
 package org.d2l.multigpu.parallel;
 
+import ai.djl.Device;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
+import ai.djl.nn.Block;
 import ai.djl.nn.Parameter;
+import ai.djl.util.Pair;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.LinkedHashMap;
@@ -27,6 +30,26 @@ public final class Replicas {
     Replicas(List<ReplicaStore> stores, List<Parameter> params) {
         this.stores = List.copyOf(stores);
         this.params = List.copyOf(params);
+    }
+
+    /**
+     * The block's parameters in its order, checked to live on {@code home} (replica 0's device), the trained
+     * ones set to record gradients.
+     */
+    static List<Parameter> parametersOn(Block net, Device home) {
+        List<Parameter> params = new ArrayList<>();
+        for (Pair<String, Parameter> p : net.getParameters()) {
+            NDArray a = p.getValue().getArray();
+            if (!a.getDevice().equals(home)) {
+                throw new IllegalArgumentException("The block's parameter " + p.getKey() + " lives on "
+                        + a.getDevice() + " but replica 0 trains on " + home + ": initialise the block on the first device.");
+            }
+            if (p.getValue().requiresGradient()) {
+                a.setRequiresGradient(true);
+            }
+            params.add(p.getValue());
+        }
+        return params;
     }
 
     /** The number of replicas. */
@@ -82,11 +105,6 @@ public final class Replicas {
                 OnDevice.copyInto(saved, r.get(p.getId()));
             }
         }
-    }
-
-    /** The bytes of {@code array}'s values. */
-    static long byteSize(NDArray array) {
-        return array.size() * array.getDataType().getNumOfBytes();
     }
 
     /** Records a round in which the first {@code active} replicas computed gradients. */

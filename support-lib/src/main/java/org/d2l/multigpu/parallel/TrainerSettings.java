@@ -15,6 +15,7 @@ import org.d2l.multigpu.models.Init;
 import org.d2l.multigpu.precision.LossScaler;
 import org.d2l.multigpu.precision.PrecisionPolicy;
 import org.d2l.multigpu.runtime.Djl;
+import org.d2l.multigpu.runtime.Env;
 
 /**
  * The settings of a {@link DataParallelTrainer}, set DJL style through its {@link DataParallelTrainer.Builder}
@@ -103,7 +104,7 @@ public abstract class TrainerSettings<B extends TrainerSettings<B>> {
      * Forces a worker thread per replica on, or all replicas onto the calling thread (default: one
      * thread per device when there are several devices, replicas sharing a device one after another).
      */
-    public B optConcurrent(boolean concurrent) {
+    B optConcurrent(boolean concurrent) {
         this.concurrent = concurrent;
         return self();
     }
@@ -152,11 +153,7 @@ public abstract class TrainerSettings<B extends TrainerSettings<B>> {
 
     /** Whether progress bars are on: env {@code D2L_PROGRESS} or property {@code d2l.progress} = false turns them off. */
     static boolean progressByDefault() {
-        String v = System.getenv("D2L_PROGRESS");
-        if (v == null) {
-            v = System.getProperty("d2l.progress", "true");
-        }
-        return !v.equalsIgnoreCase("false") && !v.equals("0");
+        return Env.isOn("D2L_PROGRESS", true);
     }
 
     /** These settings, checked: what is missing or cannot work is a clear error here, before any work. */
@@ -174,18 +171,7 @@ public abstract class TrainerSettings<B extends TrainerSettings<B>> {
                     + "(Optimizer.nag()): use the jar's Nesterov.builder().setLearningRateTracker(...).setMomentum(0.9f)"
                     + ".build(), which computes it with NDArray operations.");
         }
-        if (lossScaler != null && dataType != DataType.FLOAT16) {
-            throw new IllegalArgumentException("A loss scaler is used only in FLOAT16 training: add "
-                    + "optDataType(DataType.FLOAT16) or drop optLossScaler(...).");
-        }
-        if (!masterWeights && dataType != DataType.FLOAT16) {
-            throw new IllegalArgumentException("optMasterWeights(false) trains the float16 weights themselves: add "
-                    + "optDataType(DataType.FLOAT16) or drop optMasterWeights(false).");
-        }
-        if (!masterWeights && lossScaler != null) {
-            throw new IllegalArgumentException("Pure float16 (optMasterWeights(false)) trains without loss scaling, "
-                    + "as Deeplearning4j's HALF does: drop optLossScaler(...), or keep the master weights.");
-        }
+        PrecisionPolicy.checkOptions(dataType, masterWeights, lossScaler);
         if (!net.isInitialized() && inputShape == null) {
             throw new IllegalArgumentException("The block is not initialised: give the builder optInputShape(...) "
                     + "(for example new Shape(1, 1, 28, 28)) or initialise the block first.");

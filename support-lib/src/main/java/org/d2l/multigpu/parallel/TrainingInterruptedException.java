@@ -2,7 +2,6 @@ package org.d2l.multigpu.parallel;
 
 import java.util.List;
 import java.util.Locale;
-import org.d2l.multigpu.runtime.CellOutput;
 
 /**
  * Thrown when the thread that trains is interrupted (Kernel &gt; Interrupt in Jupyter): training
@@ -28,21 +27,6 @@ public final class TrainingInterruptedException extends RuntimeException {
         this.epoch = epoch;
         this.step = step;
         this.history = List.copyOf(history);
-    }
-
-    /**
-     * Throws a {@link TrainingInterruptedException} when the current thread has been interrupted,
-     * clearing the interrupt so that the next training call in the same thread runs: the one line a
-     * hand-written training loop needs, called before each step.
-     */
-    public static void check(int epoch, long stepsDone) {
-        if (Thread.interrupted()) {
-            TrainingInterruptedException stop = new TrainingInterruptedException(epoch, stepsDone, List.of(),
-                    "Run the training cell again to start a new run.");
-            CellOutput.println(stop.getMessage()); // JJava has ended the cell already and drops what it throws
-            throw stop;
-        }
-        CellOutput.remember();
     }
 
     /** The epoch (1-based) in which training stopped. */

@@ -3,12 +3,12 @@ package org.d2l.multigpu.plot;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
-import java.util.UUID;
 import org.d2l.multigpu.eval.MetricsTable;
 import org.d2l.multigpu.parallel.EpochListener;
 import org.d2l.multigpu.parallel.EpochMetrics;
-import org.d2l.multigpu.runtime.CellOutput;
-import org.d2l.multigpu.runtime.KernelIo;
+import org.d2l.multigpu.notebook.CellOutput;
+import org.d2l.multigpu.notebook.KernelIo;
+import org.d2l.multigpu.notebook.LiveDisplay;
 import tech.tablesaw.api.DoubleColumn;
 import tech.tablesaw.api.IntColumn;
 import tech.tablesaw.api.StringColumn;
@@ -26,9 +26,8 @@ public final class LiveFigure {
     private final String metric;
     private final Table table;
     private final Map<String, Integer> planned = new HashMap<>();
+    private final LiveDisplay display = new LiveDisplay();
     private String title;
-    private String displayId;
-    private boolean live;
 
     private LiveFigure(String metric) {
         this.metric = metric;
@@ -76,12 +75,9 @@ public final class LiveFigure {
         }
         planned.put(run, numEpochs);
         CellOutput.remember(); // a run starts in this cell: the message of an interrupt goes here
-        if (live && KernelIo.call(() -> Notebook.update(plot().mimeBundle(), displayId))) {
-            return;
+        if (!display.redraw(() -> plot().mimeBundle())) {
+            display.show(() -> plot().mimeBundle());
         }
-        displayId = "d2l_live_" + UUID.randomUUID();
-        // Drawn and sent from the output thread, so that an interrupt of the training thread is not lost.
-        live = Notebook.kernelName().isPresent() && KernelIo.call(() -> Notebook.display(plot().mimeBundle(), displayId));
     }
 
     /** Adds the value of epoch {@code epoch} (from 1) of run {@code run} and redraws, e.g. in a hand-written loop. */
@@ -89,10 +85,9 @@ public final class LiveFigure {
         table.stringColumn(MetricsTable.RUN).append(run);
         table.intColumn(MetricsTable.EPOCH).append(epoch);
         table.doubleColumn(metric).append(value);
-        if (live && KernelIo.call(() -> Notebook.update(plot().mimeBundle(), displayId))) {
+        if (display.redraw(() -> plot().mimeBundle())) {
             return;
         }
-        live = false;
         KernelIo.print(String.format(Locale.ROOT, "%s, epoch %d: %s %.4f%n", run, epoch, metric, value));
         if (epoch == planned.getOrDefault(run, -1)) {
             plot().show();

@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Function;
 import org.d2l.multigpu.devices.OnDevice;
 import org.d2l.multigpu.devices.ReplicaStore;
 
@@ -45,7 +46,8 @@ final class Float16Policy extends Float16Replicas {
 
     private Float16Policy(List<ReplicaStore> masters, Block net, List<Parameter> params, NDManager manager,
             LossScaler scaler) {
-        super(masters.stream().map(m -> computeCopy(net, m.device(), manager, true)).toList(), manager);
+        super(ReplicaStore.replicas(net, masters.stream().map(ReplicaStore::device).toList(), manager, float16ExceptBatchNorm(net)),
+                manager);
         this.masters = masters;
         this.params = params;
         this.scale = scaler.start();
@@ -62,17 +64,13 @@ final class Float16Policy extends Float16Replicas {
                         + ": initialise the block in DataType.FLOAT32.");
             }
         }
-        return Float32Policy.float32Stores(net, devices, manager);
+        return ReplicaStore.replicas(net, devices, manager, p -> null);
     }
 
-    /**
-     * The float16 copy of {@code net}'s parameters that a replica computes with on {@code device}, held
-     * by {@code manager}: every parameter float16 except BatchNorm's, which stay float32.
-     */
-    static ReplicaStore computeCopy(Block net, Device device, NDManager manager, boolean withGradients) {
+    /** The type of each of {@code net}'s parameters in a replica's float16 copy: float16, except BatchNorm's (kept). */
+    static Function<Parameter, DataType> float16ExceptBatchNorm(Block net) {
         Set<String> float32 = batchNormParameters(net);
-        return ReplicaStore.copyOf(net, device, manager, withGradients,
-                p -> float32.contains(p.getId()) ? null : DataType.FLOAT16);
+        return p -> float32.contains(p.getId()) ? null : DataType.FLOAT16;
     }
 
     /** The ids of the parameters (scale, shift, running mean and variance) of every BatchNorm inside {@code block}. */

@@ -47,11 +47,6 @@ public final class LossScaler {
         return initialScale;
     }
 
-    /** The number of good steps in a row after which the scale doubles. */
-    public int growthInterval() {
-        return growthInterval;
-    }
-
     /** A fresh running scale for one training run, starting at {@link #initialScale()}. */
     public LossScale start() {
         return new LossScale(initialScale, growthInterval);

@@ -27,22 +27,33 @@ public interface PrecisionPolicy {
      */
     static PrecisionPolicy create(DataType type, boolean masterWeights, LossScaler scaler, Block net,
             List<Device> devices, List<Parameter> params, NDManager manager) {
-        if (checkTrainable(type) == DataType.FLOAT32) {
-            if (!masterWeights || scaler != null) {
-                throw new IllegalArgumentException("Master weights and loss scaling are settings of FLOAT16 "
-                        + "training: add optDataType(DataType.FLOAT16) or drop optMasterWeights(false) and "
-                        + "optLossScaler(...).");
-            }
+        checkOptions(type, masterWeights, scaler);
+        if (type == DataType.FLOAT32) {
             return new Float32Policy(net, devices, manager);
         }
         if (!masterWeights) {
-            if (scaler != null) {
-                throw new IllegalArgumentException("Pure float16 (optMasterWeights(false)) trains without loss "
-                        + "scaling, as Deeplearning4j's HALF does: drop optLossScaler(...), or keep the master weights.");
-            }
             return new PureFloat16Policy(net, devices, manager);
         }
         return new Float16Policy(net, devices, params, manager, scaler == null ? LossScaler.dynamic() : scaler);
+    }
+
+    /**
+     * Checks that the options go together: master weights and a loss scaler are settings of FLOAT16, and
+     * pure float16 (no master weights) trains without loss scaling, as Deeplearning4j's HALF does.
+     */
+    static void checkOptions(DataType type, boolean masterWeights, LossScaler scaler) {
+        if (checkTrainable(type) != DataType.FLOAT16 && scaler != null) {
+            throw new IllegalArgumentException("A loss scaler is used only in FLOAT16 training: add "
+                    + "optDataType(DataType.FLOAT16) or drop optLossScaler(...).");
+        }
+        if (!masterWeights && type != DataType.FLOAT16) {
+            throw new IllegalArgumentException("optMasterWeights(false) trains the float16 weights themselves: add "
+                    + "optDataType(DataType.FLOAT16) or drop optMasterWeights(false).");
+        }
+        if (!masterWeights && scaler != null) {
+            throw new IllegalArgumentException("Pure float16 (optMasterWeights(false)) trains without loss scaling, "
+                    + "as Deeplearning4j's HALF does: drop optLossScaler(...), or keep the master weights.");
+        }
     }
 
     /**
@@ -62,6 +73,14 @@ public interface PrecisionPolicy {
                 + ": use DataType.FLOAT32 (the default) or DataType.FLOAT16.");
     }
 
+    /**
+     * The copy of {@code net}'s parameters that a FLOAT16 replica computes with on {@code device}, held by
+     * {@code manager}, with gradients: every parameter float16 except BatchNorm's, which stay float32.
+     */
+    static ReplicaStore float16Copy(Block net, Device device, NDManager manager) {
+        return ReplicaStore.copyOf(net, device, manager, true, Float16Policy.float16ExceptBatchNorm(net));
+    }
+
     /** The data type the replicas compute in. */
     DataType dataType();
 
@@ -76,6 +95,14 @@ public interface PrecisionPolicy {
      * FLOAT32 the same stores as {@link #replicas()}), or in pure float16 the float16 weights.
      */
     List<ReplicaStore> masters();
+
+    /**
+     * The replicas' parameters in float32, one store per replica, on which the model is evaluated: the
+     * masters, or in pure float16 float32 copies of the float16 weights (temporaries held by {@code tmp}).
+     */
+    default List<ReplicaStore> float32Replicas(NDManager tmp) {
+        return masters();
+    }
 
     /** The examples {@code x} as the replicas take them. */
     NDArray input(NDArray x);

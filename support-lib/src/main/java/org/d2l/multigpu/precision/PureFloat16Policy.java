@@ -19,12 +19,14 @@ import org.d2l.multigpu.devices.ReplicaStore;
  */
 final class PureFloat16Policy extends Float16Replicas {
 
+    private final Block net;
     private final ReplicaStore own;
     private final List<Parameter> params = new ArrayList<>();
 
     /** Float16 copies of {@code net}'s parameters on each of {@code devices}, held by {@code manager}. */
     PureFloat16Policy(Block net, List<Device> devices, NDManager manager) {
-        super(devices.stream().map(d -> ReplicaStore.copyOf(net, d, manager, true, DataType.FLOAT16)).toList(), manager);
+        super(ReplicaStore.replicas(net, devices, manager, p -> DataType.FLOAT16), manager);
+        this.net = net;
         own = ReplicaStore.of(net, manager);
         for (Pair<String, Parameter> p : net.getParameters()) {
             params.add(p.getValue());
@@ -39,6 +41,23 @@ final class PureFloat16Policy extends Float16Replicas {
     @Override
     public List<ReplicaStore> masters() {
         return replicas;
+    }
+
+    /**
+     * The block's own float32 arrays for replica 0 (kept equal to its float16 weights) and, for the others,
+     * their float16 weights widened into float32 arrays held by {@code tmp}.
+     */
+    @Override
+    public List<ReplicaStore> float32Replicas(NDManager tmp) {
+        List<ReplicaStore> stores = new ArrayList<>(List.of(own));
+        for (int i = 1; i < replicas.size(); i++) {
+            ReplicaStore wide = ReplicaStore.copyOf(net, replicas.get(i).device(), tmp, false);
+            for (Parameter p : params) {
+                Float16Policy.castInto(replicas.get(i).get(p.getId()), wide.get(p.getId()), tmp);
+            }
+            stores.add(wide);
+        }
+        return stores;
     }
 
     /** Widens replica 0's float16 weights into the block's own float32 arrays. */

@@ -40,8 +40,7 @@ public final class Djl {
 
     /** Whether DJL is in offline mode (environment variable DJL_OFFLINE or property ai.djl.offline). */
     public static boolean offline() {
-        String env = System.getenv("DJL_OFFLINE");
-        return Boolean.parseBoolean(env != null ? env : System.getProperty("ai.djl.offline"));
+        return Env.get("DJL_OFFLINE", "ai.djl.offline").map(Boolean::parseBoolean).orElse(false);
     }
 
     /** Sets up DJL and returns its engine, started. */
@@ -51,7 +50,7 @@ public final class Djl {
     }
 
     private static void setIfAbsent(String key, String value) {
-        if (System.getenv(key) == null && System.getProperty(key) == null) {
+        if (Env.get(key, key).isEmpty()) {
             System.setProperty(key, value);
         }
     }

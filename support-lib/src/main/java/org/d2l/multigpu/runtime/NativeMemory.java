@@ -93,18 +93,12 @@ public final class NativeMemory {
     }
 
     /** Whether this process runs with the allocator settings of {@link #keepFreedMemory()} (false before it is called). */
-    public static boolean isTuned() {
+    static boolean isTuned() {
         return Boolean.TRUE.equals(kept);
     }
 
     static boolean enabled() {
-        return glibc() && switchedOn(System.getenv("D2L_MALLOC_TUNING"), System.getProperty("d2l.malloc.tuning"));
-    }
-
-    /** The switch: the environment variable wins over the property; anything but false or 0 means on. */
-    static boolean switchedOn(String env, String property) {
-        String v = env != null ? env : property;
-        return v == null || !(v.equalsIgnoreCase("false") || v.equals("0"));
+        return glibc() && Env.isOn("D2L_MALLOC_TUNING", true);
     }
 
     /** Whether the C library is glibc (musl's {@code mallopt} does nothing; other systems lack it). */

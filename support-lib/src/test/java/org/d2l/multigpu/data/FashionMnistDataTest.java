@@ -341,7 +341,8 @@ class FashionMnistDataTest {
     void textLabelsFollowTheBook() {
         assertArrayEquals(
                 new String[] {"t-shirt", "trouser", "ankle boot"},
-                FashionMnistData.getFashionMnistLabels(new int[] {0, 1, 9}));
+                new String[] {FashionMnistData.getFashionMnistLabel(0), FashionMnistData.getFashionMnistLabel(1),
+                    FashionMnistData.getFashionMnistLabel(9)});
         assertThrows(IllegalArgumentException.class, () -> FashionMnistData.getFashionMnistLabel(10));
     }
 }

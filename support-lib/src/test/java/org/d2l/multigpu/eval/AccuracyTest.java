@@ -43,7 +43,7 @@ class AccuracyTest {
             NDArray all = net.forward(new ai.djl.training.ParameterStore(m, false), new ai.djl.ndarray.NDList(x), false).head();
             double direct = Accuracy.accuracy(all, y) / 37.0;
             assertEquals(direct, one, 1e-12);
-            for (List<Device> devices : List.of(Devices.of(2), Devices.virtual(4), Devices.tryAllGpus())) {
+            for (List<Device> devices : List.of(Devices.of(2), Devices.virtual(4), Devices.of(Math.max(1, Devices.gpuCount())))) {
                 assertEquals(one, Accuracy.evaluateAccuracyGpus(net, data.getData(m), devices), 1e-12);
             }
             assertTrue(one >= 0 && one <= 1);

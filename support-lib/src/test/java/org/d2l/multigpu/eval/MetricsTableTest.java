@@ -13,7 +13,7 @@ class MetricsTableTest {
     static List<EpochMetrics> history(double... testAcc) {
         List<EpochMetrics> h = new java.util.ArrayList<>();
         for (int i = 0; i < testAcc.length; i++) {
-            h.add(new EpochMetrics(i + 1, 1.0 / (i + 1), 0.5, testAcc[i], 10, 100, 3, 2_500_000, 0, Double.NaN, 4));
+            h.add(new EpochMetrics(i + 1, 1.0 / (i + 1), 0.5, testAcc[i], 10, 100, 3, 2_500_000, 0, Double.NaN, 4, List.of(), Double.NaN));
         }
         return h;
     }

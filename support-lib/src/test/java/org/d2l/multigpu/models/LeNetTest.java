@@ -11,7 +11,7 @@ import ai.djl.ndarray.types.Shape;
 import ai.djl.nn.Block;
 import ai.djl.training.ParameterStore;
 import java.util.List;
-import org.d2l.multigpu.parallel.FromScratch;
+import org.d2l.multigpu.lesson.FromScratch;
 import org.d2l.multigpu.runtime.Djl;
 import org.junit.jupiter.api.Test;
 

@@ -31,6 +31,7 @@ import org.d2l.multigpu.models.LeNet;
 import org.d2l.multigpu.models.ResNet;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.d2l.multigpu.lesson.FromScratch;
 
 class DataParallelTrainerTest {
 
@@ -182,7 +183,7 @@ class DataParallelTrainerTest {
         assertReplicasBitIdentical(t);
         for (int step = 0; step < 2; step++) {
             NDList more = batch(6);
-            DataParallelTrainer.StepResult r = t.trainStep(more.get(0), more.get(1));
+            StepResult r = t.trainStep(more.get(0), more.get(1));
             assertTrue(Double.isFinite(r.lossSum()));
             assertReplicasBitIdentical(t);
         }
@@ -196,7 +197,7 @@ class DataParallelTrainerTest {
         DataParallelTrainer t4 = trainer(four, one, 4, sgd(0.1f), GradientAveraging.mean());
         for (int n : new int[] {3, 1, 2, 8, 3}) {
             NDList b = batch(n);
-            DataParallelTrainer.StepResult r = t4.trainStep(b.get(0), b.get(1));
+            StepResult r = t4.trainStep(b.get(0), b.get(1));
             t1.trainStep(b.get(0), b.get(1));
             assertEquals(n, r.examples());
             assertReplicasBitIdentical(t4); // the replicas without examples received the update too
@@ -335,7 +336,7 @@ class DataParallelTrainerTest {
         try {
             boolean recordingThere = other.submit(org.d2l.multigpu.runtime.NoGrad::recording).get();
             assertTrue(recordingThere, "a new thread should start with gradient recording on");
-            DataParallelTrainer.StepResult r = other.submit(() -> t.trainStep(b.get(0), b.get(1))).get();
+            StepResult r = other.submit(() -> t.trainStep(b.get(0), b.get(1))).get();
             assertTrue(Double.isFinite(r.lossSum()));
             List<NDArray> ps = new ArrayList<>();
             for (Pair<String, Parameter> p : net.getParameters()) {

@@ -30,6 +30,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.d2l.multigpu.lesson.FromScratch;
+import org.d2l.multigpu.collective.Collectives;
+import org.d2l.multigpu.collective.Traffic;
 
 /**
  * The GPU group ({@code scripts/test.sh --gpu}): the trainer's equivalences on real GPUs, 2 replicas
@@ -212,7 +215,7 @@ class GpuTest {
         double last = Double.NaN;
         NDList b = fixture().batch(64);
         for (int step = 0; step < 5; step++) {
-            DataParallelTrainer.StepResult r = t.trainStep(b.get(0), b.get(1));
+            StepResult r = t.trainStep(b.get(0), b.get(1));
             last = r.lossSum() / r.examples();
             first = step == 0 ? last : first;
         }
@@ -252,7 +255,7 @@ class GpuTest {
         for (int i = 0; i < devices.size(); i++) {
             data.add(fixture().closeLater(NDManager.newBaseManager(devices.get(i))).arange(10f).mul(i + 1));
         }
-        FromScratch.Traffic t = FromScratch.ringAllreduce(data);
+        Traffic t = Collectives.ringAllreduce(data);
         for (NDArray a : data) {
             assertEquals(3 * 45f, a.sum().getFloat(), "every device holds the sum");
         }

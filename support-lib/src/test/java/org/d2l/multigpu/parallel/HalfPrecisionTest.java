@@ -237,7 +237,7 @@ class HalfPrecisionTest {
         double firstLoss = Double.NaN;
         double lastLoss = Double.NaN;
         for (int round = 0; round < 4; round++) {
-            DataParallelTrainer.StepResult r = t.trainRound(List.of(a.get(0), b.get(0)), List.of(a.get(1), b.get(1)));
+            StepResult r = t.trainRound(List.of(a.get(0), b.get(0)), List.of(a.get(1), b.get(1)));
             firstLoss = round == 0 ? r.lossSum() : firstLoss;
             lastLoss = r.lossSum();
             for (int i = 0; i < 2; i++) {
@@ -261,7 +261,7 @@ class HalfPrecisionTest {
 
     @Test
     void float32MetricsHaveNoLossScaleAndTheirTableNoScalingColumns() {
-        EpochMetrics m = new EpochMetrics(1, 0.5, 0.8, 0.7, 1, 100, 2, 1000);
+        EpochMetrics m = EpochMetrics.of(1, 0.5, 0.8, 0.7, 1, 100);
         assertEquals(0, m.skippedSteps());
         assertTrue(Double.isNaN(m.lossScale()));
         assertTrue(!EpochMetrics.table(List.of(m)).contains("loss scale"));

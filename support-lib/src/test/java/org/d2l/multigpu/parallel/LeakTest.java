@@ -19,6 +19,7 @@ import org.d2l.multigpu.models.LeNet;
 import org.d2l.multigpu.runtime.LiveResources;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.d2l.multigpu.lesson.FromScratch;
 
 /**
  * Nothing is left behind per step: the live arrays and managers under DJL's root manager are the
@@ -39,7 +40,7 @@ class LeakTest {
 
     /** The devices the leak tests run on: 2 replicas on the first GPU, or 2 virtual CPU replicas (as in the lesson test). */
     static List<Device> devices() {
-        return List.of(Devices.tryGpu(0), Devices.tryGpu(0));
+        return java.util.Collections.nCopies(2, Devices.gpuCount() > 0 ? Device.gpu(0) : Device.cpu());
     }
 
     /**
@@ -131,7 +132,8 @@ class LeakTest {
 
     @Test
     void theFromScratchLessonsOwnTrainingCodeLeavesNothingBehind() throws Exception {
-        try (LessonCode lesson = LessonCode.fromScratchTraining("List.of(Devices.tryGpu(0), Devices.tryGpu(0))", 16)) {
+        try (LessonCode lesson = LessonCode.fromScratchTraining(
+                "java.util.Collections.nCopies(2, Devices.gpuCount() > 0 ? Device.gpu(0) : Device.cpu())", 16)) {
             try {
                 assertNothingLeftBehind("the from-scratch lesson's sgd/trainBatch, " + STEPS + " steps", () -> lesson.eval("step();"));
             } finally {

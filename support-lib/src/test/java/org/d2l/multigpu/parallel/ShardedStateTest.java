@@ -19,6 +19,7 @@ import org.d2l.multigpu.models.LeNet;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.d2l.multigpu.collective.Partition;
 
 /** Gradient averaging with the optimizer state sharded over the replicas (ZeRO stage 1). */
 class ShardedStateTest {
@@ -87,7 +88,7 @@ class ShardedStateTest {
             DataParallelTrainer t = f.trainer(net, null, k, (Optimizer) c[0], GradientAveraging.shardedState());
             NDList b = f.batch(16);
             t.trainStep(b.get(0), b.get(1));
-            long[] shares = FromScratch.partition(trainedSizes(net), k).share();
+            long[] shares = Partition.of(trainedSizes(net), k).share();
             long[] expected = Arrays.stream(shares).map(s -> s * (long) c[1]).toArray();
             assertArrayEquals(expected, t.optimizerStateBytes(), c[0].getClass().getSimpleName());
             long total = Arrays.stream(trainedSizes(net)).sum() * (long) c[1];

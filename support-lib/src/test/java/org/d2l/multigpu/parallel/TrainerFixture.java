@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.d2l.multigpu.devices.Devices;
 import org.d2l.multigpu.runtime.Djl;
+import org.d2l.multigpu.devices.OnDevice;
 
 /** Small LeNet trainers on random data for the trainer's tests; close it to free everything. */
 public final class TrainerFixture implements AutoCloseable {
@@ -75,7 +76,7 @@ public final class TrainerFixture implements AutoCloseable {
         ParameterList a = from.getParameters();
         ParameterList b = to.getParameters();
         for (int i = 0; i < a.size(); i++) {
-            FromScratch.copyInto(a.get(i).getValue().getArray(), b.get(i).getValue().getArray());
+            OnDevice.copyInto(a.get(i).getValue().getArray(), b.get(i).getValue().getArray());
         }
     }
 

@@ -129,16 +129,6 @@ class TrainingInterruptTest {
         interruptAndCarryOn(2, false, ParameterAveraging.every(2), 1, 2); // round 1 of 3, before an averaging
     }
 
-    @Test
-    void theOneLineCheckOfAHandWrittenLoopThrowsAndClearsTheInterrupt() {
-        Thread.currentThread().interrupt();
-        TrainingInterruptedException e = assertThrows(TrainingInterruptedException.class,
-                () -> TrainingInterruptedException.check(3, 120));
-        assertTrue(e.getMessage().contains("interrupted in epoch 3 after step 120"), e.getMessage());
-        assertTrue(e.getMessage().contains("parameters after step 120"), e.getMessage());
-        assertFalse(Thread.currentThread().isInterrupted(), "the next training call must not stop at once");
-        TrainingInterruptedException.check(3, 121); // no interrupt: nothing happens
-    }
 
     @Test
     void aRunStartedWhileAnotherThreadIsStillInAStepWaitsInsteadOfFailing() throws Exception {

@@ -18,6 +18,7 @@ import java.util.Set;
 import org.d2l.multigpu.models.ResNet;
 import org.d2l.multigpu.runtime.Djl;
 import org.junit.jupiter.api.Test;
+import org.d2l.multigpu.lesson.Float16;
 
 class Float16PolicyTest {
 

@@ -6,17 +6,17 @@ import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
 import ai.djl.nn.Block;
 import ai.djl.nn.core.Linear;
-import org.d2l.multigpu.parallel.FromScratch;
+import org.d2l.multigpu.lesson.FromScratch;
 import org.d2l.multigpu.runtime.Djl;
 import org.d2l.multigpu.runtime.NoGrad;
 
 /** A one-output linear model without bias whose gradients are known exactly, for the precision tests. */
-final class PrecisionFixture {
+public final class PrecisionFixture {
 
     private PrecisionFixture() {}
 
     /** y = w . x for inputs of {@code weights.length} features, with weights {@code weights}. */
-    static Block linear(NDManager manager, float... weights) {
+    public static Block linear(NDManager manager, float... weights) {
         Djl.setup();
         Block net = Linear.builder().setUnits(1).optBias(false).build();
         net.initialize(manager, DataType.FLOAT32, new Shape(1, weights.length));
@@ -28,10 +28,10 @@ final class PrecisionFixture {
     }
 
     /** A network and a minibatch of examples {@code x} with labels {@code y}. */
-    record NetAndBatch(Block net, NDArray x, NDArray y) {}
+    public record NetAndBatch(Block net, NDArray x, NDArray y) {}
 
     /** LeNet, initialised with seed {@code seed}, and 16 random images with random labels, in {@code manager}. */
-    static NetAndBatch leNetAndBatch(NDManager manager, int seed) {
+    public static NetAndBatch leNetAndBatch(NDManager manager, int seed) {
         Djl.setup();
         manager.getEngine().setRandomSeed(seed);
         Block net = org.d2l.multigpu.models.LeNet.block();

@@ -25,14 +25,4 @@ class NativeMemoryTest {
         assertEquals(user != null ? user : "1", NativeMemory.nativeGetenv(NativeMemory.THP_VARIABLE));
         assertEquals(user == null || user.equals("1"), NativeMemory.hugePages());
     }
-
-    @Test
-    void switchIsOnUnlessFalseOrZeroAndTheEnvironmentWins() {
-        assertTrue(NativeMemory.switchedOn(null, null));
-        assertTrue(NativeMemory.switchedOn(null, "true"));
-        assertFalse(NativeMemory.switchedOn(null, "false"));
-        assertFalse(NativeMemory.switchedOn("0", "true"));
-        assertTrue(NativeMemory.switchedOn("true", "false"));
-        assertFalse(NativeMemory.switchedOn("FALSE", null));
-    }
 }

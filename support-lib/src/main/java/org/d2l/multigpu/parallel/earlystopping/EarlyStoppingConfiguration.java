@@ -145,7 +145,7 @@ public final class EarlyStoppingConfiguration {
         }
 
         /** The clock that measures the run's time (default the system clock; tests give their own). */
-        public Builder optClock(InstantSource clock) {
+        Builder optClock(InstantSource clock) {
             if (clock == null) {
                 throw new IllegalArgumentException("The clock is null: leave it out to use the system clock.");
             }

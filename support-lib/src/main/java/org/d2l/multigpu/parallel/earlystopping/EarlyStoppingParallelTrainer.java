@@ -1,18 +1,19 @@
 package org.d2l.multigpu.parallel.earlystopping;
 
 import ai.djl.training.dataset.RandomAccessDataset;
-import java.util.ArrayList;
 import java.util.List;
 import org.d2l.multigpu.parallel.DataParallelTrainer;
 import org.d2l.multigpu.parallel.EpochListener;
 import org.d2l.multigpu.parallel.EpochMetrics;
+import org.d2l.multigpu.parallel.EpochTrainer;
 import org.d2l.multigpu.parallel.ParameterSnapshot;
 import org.d2l.multigpu.parallel.TrainingInterruptedException;
+import org.d2l.multigpu.parallel.TrainingLoop;
 
 /**
- * Trains a {@link DataParallelTrainer} epoch by epoch until its {@link EarlyStoppingConfiguration}
- * says stop, scoring the averaged model after every epoch, keeping the best epoch's parameters in
- * memory and restoring them into every replica at the end (Deeplearning4j's
+ * Trains an {@link EpochTrainer} (a {@link DataParallelTrainer}, or a Spark trainer) epoch by epoch until
+ * its {@link EarlyStoppingConfiguration} says stop, scoring the averaged model after every epoch, keeping
+ * the best epoch's parameters in memory and restoring them into every replica at the end (Deeplearning4j's
  * {@code EarlyStoppingParallelTrainer} with an in-memory model saver).
  *
  * <p>DJL 0.35.1's {@code EarlyStoppingListener} is not used: it listens to DJL's own
@@ -24,9 +25,7 @@ import org.d2l.multigpu.parallel.TrainingInterruptedException;
 public final class EarlyStoppingParallelTrainer {
 
     private final EarlyStoppingConfiguration config;
-    private final DataParallelTrainer trainer;
-    private final RandomAccessDataset trainSet;
-    private final RandomAccessDataset testSet;
+    private final EpochTrainer trainer;
 
     /**
      * Early stopping of {@code trainer} over {@code trainSet}, evaluated on {@code testSet} after each
@@ -34,19 +33,22 @@ public final class EarlyStoppingParallelTrainer {
      */
     public EarlyStoppingParallelTrainer(EarlyStoppingConfiguration config, DataParallelTrainer trainer,
             RandomAccessDataset trainSet, RandomAccessDataset testSet) {
-        if (config == null || trainer == null || trainSet == null) {
+        this(config, trainer == null || trainSet == null ? null : trainer.epochs(trainSet, testSet));
+    }
+
+    /** Early stopping of {@code trainer}, a trainer bound to its data (a Spark trainer's {@code epochs(...)}, say). */
+    public EarlyStoppingParallelTrainer(EarlyStoppingConfiguration config, EpochTrainer trainer) {
+        if (config == null || trainer == null) {
             throw new IllegalArgumentException(
-                    "EarlyStoppingParallelTrainer needs a configuration, a DataParallelTrainer and a training set.");
+                    "EarlyStoppingParallelTrainer needs a configuration and a trainer with its training set.");
         }
-        if (testSet == null && config.getMonitor().needsTestSet()) {
+        if (!trainer.hasTestSet() && config.getMonitor().needsTestSet()) {
             throw new IllegalArgumentException("The monitored score is the " + config.getMonitor().name()
                     + " but there is no test set: give one, or monitor ScoreMonitor.trainLoss() or "
                     + "validationLoss(...).");
         }
         this.config = config;
         this.trainer = trainer;
-        this.trainSet = trainSet;
-        this.testSet = testSet;
     }
 
     /**
@@ -57,37 +59,29 @@ public final class EarlyStoppingParallelTrainer {
      * parameters are freed.
      */
     public EarlyStoppingResult fit(EpochListener... listeners) {
-        for (EpochListener l : listeners) {
-            l.onFitStart(config.getMaxEpochs());
-        }
         StoppingRule rule = new StoppingRule(config);
-        List<EpochMetrics> history = new ArrayList<>();
-        ParameterSnapshot best = null;
+        ParameterSnapshot[] best = new ParameterSnapshot[1];
+        StoppingRule.Verdict[] verdict = new StoppingRule.Verdict[1];
         try {
-            StoppingRule.Verdict verdict;
-            do {
-                EpochMetrics m = trainer.trainEpoch(trainSet, testSet);
-                history.add(m);
-                for (EpochListener l : listeners) {
-                    l.onEpoch(m);
-                }
-                verdict = rule.observe(config.getMonitor().score(trainer, m));
-                if (verdict.newBest()) {
-                    if (best != null) {
-                        best.close();
-                        best = null;
+            List<EpochMetrics> history = TrainingLoop.run(trainer, config.getMaxEpochs(), m -> {
+                verdict[0] = rule.observe(config.getMonitor().score(trainer, m));
+                if (verdict[0].newBest()) {
+                    if (best[0] != null) {
+                        best[0].close();
+                        best[0] = null;
                     }
-                    best = trainer.snapshot();
+                    best[0] = trainer.snapshot();
                 }
-            } while (!verdict.stop());
-            if (best != null) {
-                trainer.restore(best);
+                return verdict[0].stop();
+            }, listeners);
+            if (best[0] != null) {
+                trainer.restore(best[0]);
             }
-            return new EarlyStoppingResult(verdict.reason(), verdict.message(), config.getMonitor().name(),
+            return new EarlyStoppingResult(verdict[0].reason(), verdict[0].message(), config.getMonitor().name(),
                     rule.bestEpoch(), rule.bestScore(), rule.scores(), history, rule.elapsed());
         } finally {
-            if (best != null) {
-                best.close();
+            if (best[0] != null) {
+                best[0].close();
             }
         }
     }

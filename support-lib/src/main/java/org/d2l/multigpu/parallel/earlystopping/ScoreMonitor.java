@@ -7,13 +7,11 @@ import ai.djl.nn.Block;
 import ai.djl.training.dataset.Batch;
 import ai.djl.training.dataset.RandomAccessDataset;
 import ai.djl.training.loss.Loss;
-import ai.djl.translate.TranslateException;
-import java.io.IOException;
-import java.io.UncheckedIOException;
+import org.d2l.multigpu.data.Batches;
 import org.d2l.multigpu.devices.ReplicaStore;
 import org.d2l.multigpu.eval.Accuracy;
-import org.d2l.multigpu.parallel.DataParallelTrainer;
 import org.d2l.multigpu.parallel.EpochMetrics;
+import org.d2l.multigpu.parallel.EpochTrainer;
 import org.d2l.multigpu.runtime.NoGrad;
 
 /**
@@ -26,7 +24,7 @@ public final class ScoreMonitor {
     @FunctionalInterface
     public interface EpochScore {
         /** The score of the epoch that has just finished. */
-        double score(DataParallelTrainer trainer, EpochMetrics metrics);
+        double score(EpochTrainer trainer, EpochMetrics metrics);
     }
 
     private final String name;
@@ -74,13 +72,10 @@ public final class ScoreMonitor {
     }
 
     /** The accuracy of {@code trainer}'s model on {@code data}. */
-    static double accuracy(DataParallelTrainer trainer, RandomAccessDataset data) {
+    static double accuracy(EpochTrainer trainer, RandomAccessDataset data) {
         try (NoGrad off = NoGrad.scope(); NDManager manager = NDManager.newBaseManager(trainer.getDevices().get(0))) {
-            return Accuracy.evaluateAccuracyGpus(trainer.getNet(), data.getData(manager), trainer.getDevices());
-        } catch (IOException ex) {
-            throw new UncheckedIOException(ex);
-        } catch (TranslateException ex) {
-            throw new IllegalStateException("Could not read a validation batch: " + ex.getMessage(), ex);
+            return Accuracy.evaluateAccuracyGpus(trainer.getNet(), Batches.of(data, manager, "validation"),
+                    trainer.getDevices());
         }
     }
 
@@ -110,7 +105,7 @@ public final class ScoreMonitor {
     }
 
     /** The score of the epoch that has just finished. */
-    public double score(DataParallelTrainer trainer, EpochMetrics metrics) {
+    public double score(EpochTrainer trainer, EpochMetrics metrics) {
         return score.score(trainer, metrics);
     }
 
@@ -121,7 +116,7 @@ public final class ScoreMonitor {
         try (NoGrad off = NoGrad.scope();
                 NDManager manager = NDManager.newBaseManager(net.getParameters().valueAt(0).getArray().getDevice())) {
             ReplicaStore store = ReplicaStore.of(net, manager);
-            for (Batch batch : data.getData(manager)) {
+            for (Batch batch : Batches.of(data, manager, "validation")) {
                 try (batch; NDManager step = manager.newSubManager()) {
                     NDArray x = batch.getData().head().toDevice(manager.getDevice(), true);
                     NDArray y = batch.getLabels().head().toDevice(manager.getDevice(), true);
@@ -132,10 +127,6 @@ public final class ScoreMonitor {
                     n += size;
                 }
             }
-        } catch (IOException ex) {
-            throw new UncheckedIOException(ex);
-        } catch (TranslateException ex) {
-            throw new IllegalStateException("Could not read a validation batch: " + ex.getMessage(), ex);
         }
         if (n == 0) {
             throw new IllegalArgumentException("The validation set is empty: give it at least one example.");

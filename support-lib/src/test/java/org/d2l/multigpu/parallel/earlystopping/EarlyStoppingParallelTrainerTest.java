@@ -143,7 +143,7 @@ class EarlyStoppingParallelTrainerTest {
         assertEquals(min, r.bestScore());
         assertEquals(r.bestScore(), r.scores().get(r.bestEpoch() - 1));
         // The model left in the trainer scores exactly the best score again.
-        assertEquals(r.bestScore(), loss.score(t, null));
+        assertEquals(r.bestScore(), loss.score(t.epochs(data, null), null));
         assertTrue(r.summary().contains("validation loss"), r.summary());
         assertEquals(4, r.history().get(3).epoch());
     }
@@ -161,7 +161,7 @@ class EarlyStoppingParallelTrainerTest {
         double max = r.scores().stream().mapToDouble(Double::doubleValue).max().getAsDouble();
         assertEquals(max, r.bestScore());
         assertTrue(max > 0.25, "the toy task should be learnt above chance: " + r.scores());
-        assertEquals(r.bestScore(), acc.score(t, null));
+        assertEquals(r.bestScore(), acc.score(t.epochs(data, null), null));
     }
 
     /** Softmax cross-entropy that throws a training interrupt once armed, as an interrupted step does. */

@@ -1,0 +1,31 @@
+package org.d2l.multigpu.data;
+
+import ai.djl.ndarray.NDManager;
+import ai.djl.training.dataset.Batch;
+import ai.djl.training.dataset.Dataset;
+import ai.djl.translate.TranslateException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.concurrent.ExecutorService;
+
+/** The batches of a DJL data set, with DJL's checked exceptions turned into unchecked ones that say what failed. */
+public final class Batches {
+
+    private Batches() {}
+
+    /** The batches of {@code data}, their arrays made by {@code manager}; {@code what} names the set in errors ("test"). */
+    public static Iterable<Batch> of(Dataset data, NDManager manager, String what) {
+        return of(data, manager, null, what);
+    }
+
+    /** The same, read ahead on {@code prefetcher}'s thread through DJL's own prefetching (none when null). */
+    public static Iterable<Batch> of(Dataset data, NDManager manager, ExecutorService prefetcher, String what) {
+        try {
+            return prefetcher == null ? data.getData(manager) : data.getData(manager, prefetcher);
+        } catch (IOException ex) {
+            throw new UncheckedIOException("Could not read the " + what + " set: " + ex.getMessage(), ex);
+        } catch (TranslateException ex) {
+            throw new IllegalStateException("Could not read a " + what + " batch: " + ex.getMessage(), ex);
+        }
+    }
+}

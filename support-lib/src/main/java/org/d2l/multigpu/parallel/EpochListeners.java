@@ -1,0 +1,58 @@
+package org.d2l.multigpu.parallel;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.ServiceLoader;
+
+/**
+ * The listeners of one run as one: those every run gets (from the {@link EpochListener.Provider}s on the
+ * class path) first, then the run's own; each event goes to all of them in that order.
+ */
+public final class EpochListeners implements EpochListener {
+
+    private static final List<EpochListener.Provider> PROVIDERS = ServiceLoader
+            .load(EpochListener.Provider.class, EpochListener.class.getClassLoader()).stream()
+            .map(ServiceLoader.Provider::get).toList();
+
+    private final List<EpochListener> all;
+
+    private EpochListeners(List<EpochListener> all) {
+        this.all = List.copyOf(all);
+    }
+
+    /** The standard listeners of a run ({@code progress}: whether it wants a progress line) followed by {@code own}. */
+    public static EpochListeners of(boolean progress, EpochListener... own) {
+        List<EpochListener> list = new ArrayList<>();
+        for (EpochListener.Provider p : PROVIDERS) {
+            list.add(p.newListener(progress));
+        }
+        list.addAll(Arrays.asList(own));
+        return new EpochListeners(list);
+    }
+
+    @Override
+    public void onFitStart(int numEpochs) {
+        all.forEach(l -> l.onFitStart(numEpochs));
+    }
+
+    @Override
+    public void onEpochStart(int epoch, long examples) {
+        all.forEach(l -> l.onEpochStart(epoch, examples));
+    }
+
+    @Override
+    public void onStep(int epoch, long examplesSeen, double meanLoss) {
+        all.forEach(l -> l.onStep(epoch, examplesSeen, meanLoss));
+    }
+
+    @Override
+    public void onEpoch(EpochMetrics metrics) {
+        all.forEach(l -> l.onEpoch(metrics));
+    }
+
+    @Override
+    public void onInterrupt(TrainingInterruptedException stop) {
+        all.forEach(l -> l.onInterrupt(stop));
+    }
+}

@@ -1,0 +1,33 @@
+package org.d2l.multigpu.parallel;
+
+import ai.djl.Device;
+import ai.djl.nn.Block;
+import java.util.List;
+
+/**
+ * A trainer bound to its data that trains one epoch at a time: what {@link TrainingLoop} drives, whether
+ * the replicas live in this process ({@link DataParallelTrainer#epochs}) or on Spark's executors.
+ */
+public interface EpochTrainer {
+
+    /** Trains one more epoch, telling {@code events} of its start, its steps and an interrupt, and returns its metrics. */
+    EpochMetrics trainEpoch(EpochListener events);
+
+    /** The model after the last finished epoch (replica 0's parameters, or the driver's copy). */
+    Block getNet();
+
+    /** The devices on which the model is evaluated. */
+    List<Device> getDevices();
+
+    /** Whether each epoch is evaluated on a test set (its metrics then carry a test accuracy). */
+    boolean hasTestSet();
+
+    /** Whether the run wants a progress line (the trainer's {@code optProgress}). */
+    boolean progress();
+
+    /** A copy of the model's parameters and running statistics, for example the best epoch's. */
+    ParameterSnapshot snapshot();
+
+    /** Writes {@code snapshot} back into the model (every replica), bit for bit. */
+    void restore(ParameterSnapshot snapshot);
+}
