@@ -15,7 +15,9 @@
 # (glibc defaults, as before); 2 intra-op threads everywhere, batch 256, preloaded batches; ms/step
 # (median), examples/s, step-time ratios to PyTorch and page faults per step. Without torch it says so and runs the
 # Java side only. About 6 minutes on an idle 2-core machine (not part of "all").
-# Usage: bench/run.sh [lenet|resnet18|averaging|precision|spark|gpu|peer|all]   (extra options through BENCH_ARGS, e.g. "--rounds 5")
+# "widths": the peer comparison for ResNet-18 of width 16, 32 and 64 (the first stage's channels; the concise
+# lesson trains width 16 on a CPU), ms/step of the trainer against PyTorch where torch is installed.
+# Usage: bench/run.sh [lenet|resnet18|averaging|precision|spark|gpu|peer|widths|all]   (extra options through BENCH_ARGS, e.g. "--rounds 5")
 # Writes the tables to $BENCH_RESULTS (default bench/RESULTS.md) as well as to the terminal.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -51,7 +53,7 @@ out=$(mktemp)
     averaging) run --suite averaging --model dl4j --batch 256 --steps 40 --warmup 5 ;;
     precision) run --suite precision --model lenet; echo; run --suite precision --model resnet18 ;;
     spark) run_spark ;;
-    peer)
+    peer|widths)
       python=${PEER_PYTHON:-/usr/bin/python3}
       peer=(--python "$python")
       if ! "$python" -c 'import torch' 2>/dev/null; then
@@ -60,13 +62,19 @@ out=$(mktemp)
         echo "\`sudo apt-get install python3-torch\` (or point PEER_PYTHON at a python3 that has torch) and run again."
         echo
       fi
-      run --suite peer --model lenet --batch 256 --steps 30 --warmup 5 --rounds 3 "${peer[@]}"
-      echo; run --suite peer --model lenet-sigmoid --batch 256 --steps 30 --warmup 5 --rounds 3 "${peer[@]}"
-      echo; run --suite peer --model resnet18 --batch 256 --steps 3 --warmup 1 --rounds 2 --limit 1024 "${peer[@]}" ;;
+      if [[ $which == widths ]]; then
+        for w in 16 32 64; do
+          run --suite peer --model resnet18-w$w --batch 256 --steps 5 --warmup 1 --rounds 2 --limit 1536 "${peer[@]}"; echo
+        done
+      else
+        run --suite peer --model lenet --batch 256 --steps 30 --warmup 5 --rounds 3 "${peer[@]}"
+        echo; run --suite peer --model lenet-sigmoid --batch 256 --steps 30 --warmup 5 --rounds 3 "${peer[@]}"
+        echo; run --suite peer --model resnet18 --batch 256 --steps 3 --warmup 1 --rounds 2 --limit 1024 "${peer[@]}"
+      fi ;;
     gpu) run --suite gpu --model lenet --data random; echo; run --suite gpu --model resnet18 --batch 256 --data random ;;
     all) run --model lenet; echo; run --model resnet18; echo; run --suite averaging --model dl4j --batch 256 --steps 40 --warmup 5
       echo; run --suite precision --model lenet; echo; run --suite precision --model resnet18 ;;
-    *) echo "unknown benchmark '$which': use lenet, resnet18, averaging, precision, spark, gpu, peer or all" >&2; exit 2 ;;
+    *) echo "unknown benchmark '$which': use lenet, resnet18, averaging, precision, spark, gpu, peer, widths or all" >&2; exit 2 ;;
   esac
 } | tee "$out"
 results=${BENCH_RESULTS:-bench/RESULTS.md}

@@ -6,7 +6,7 @@
 Drives a real kernel (the kernelspec `java` that scripts/setup.sh installs) through jupyter_client, as
 the Notebook server does: loads the support jar, then per round
   1. a cell that trains with DataParallelTrainer.fit and a live figure, interrupted while it trains;
-  2. a cell with a hand-written loop like the from-scratch lesson's (TrainingInterruptedException.check
+  2. a cell with a hand-written loop like the from-scratch lesson's (Interrupts.check
      before each step, the live figure redrawn after each short epoch), interrupted while it trains;
 and checks that each cell ends within CELL_END_S of the interrupt with the message that says where
 training stopped, then that a new training call runs and prints its result. A kernel start that does
@@ -49,7 +49,7 @@ import org.d2l.multigpu.devices.Devices;
 import org.d2l.multigpu.models.LeNet;
 import org.d2l.multigpu.parallel.DataParallelTrainer;
 import org.d2l.multigpu.lesson.FromScratch;
-import org.d2l.multigpu.parallel.TrainingInterruptedException;
+import org.d2l.multigpu.notebook.Interrupts;
 import org.d2l.multigpu.plot.LiveFigure;
 import org.d2l.multigpu.runtime.Djl;
 Djl.setup();
@@ -77,7 +77,7 @@ for (int epoch = 0; epoch < 100000; epoch++) {
     int step = 0;
     double loss = 0;
     for (Batch batch : data.train().getData(manager)) {
-        TrainingInterruptedException.check(epoch + 1, step);
+        Interrupts.check(epoch + 1, step);
         try (batch) {
             loss += FromScratch.trainBatch(batch.getData().head(), batch.getLabels().head(), deviceParams,
                     Devices.of(2), 0.1f, Loss.softmaxCrossEntropyLoss(), LeNet::lenet);

@@ -48,14 +48,14 @@ class Residual(nn.Module):
         return F.relu(y + (self.conv3(x) if self.conv3 is not None else x))
 
 
-def resnet18(num_classes=10, cin=1):
-    """ResNet-18 variant of d2l section 13.6 (models/ResNet.resnet18): 3x3 stem, no max-pooling."""
+def resnet18(num_classes=10, cin=1, w=64):
+    """ResNet-18 variant of d2l section 13.6 (models/ResNet.resnet18): 3x3 stem, no max-pooling; stages w, 2w, 4w, 8w."""
     def stage(cin, cout, n, first):
         return [Residual(cin, cout, True, 2) if i == 0 and not first else Residual(cout, cout) for i in range(n)]
     return nn.Sequential(
-        nn.Conv2d(cin, 64, 3, 1, 1), nn.BatchNorm2d(64), nn.ReLU(),
-        *stage(64, 64, 2, True), *stage(64, 128, 2, False), *stage(128, 256, 2, False),
-        *stage(256, 512, 2, False), nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(512, num_classes))
+        nn.Conv2d(cin, w, 3, 1, 1), nn.BatchNorm2d(w), nn.ReLU(),
+        *stage(w, w, 2, True), *stage(w, 2 * w, 2, False), *stage(2 * w, 4 * w, 2, False),
+        *stage(4 * w, 8 * w, 2, False), nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(8 * w, num_classes))
 
 
 def batches(batch, limit):
@@ -79,7 +79,7 @@ def batches(batch, limit):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("--model", default="lenet", choices=["lenet", "lenet-sigmoid", "resnet18"])
+    p.add_argument("--model", default="lenet", choices=["lenet", "lenet-sigmoid", "resnet18", "resnet18-w32", "resnet18-w16"])
     p.add_argument("--batch", type=int, default=256)
     p.add_argument("--steps", type=int, default=30)
     p.add_argument("--warmup", type=int, default=5)
@@ -90,7 +90,10 @@ def main():
     a = p.parse_args()
     torch.set_num_threads(a.threads)
     torch.manual_seed(42)
-    net = {"lenet": lenet, "lenet-sigmoid": lenet_sigmoid, "resnet18": resnet18}[a.model]()
+    if a.model.startswith("resnet18"):
+        net = resnet18(w=int(a.model.split("-w")[1]) if "-w" in a.model else 64)
+    else:
+        net = {"lenet": lenet, "lenet-sigmoid": lenet_sigmoid}[a.model]()
     net.train()
     opt = torch.optim.SGD(net.parameters(), lr=a.lr)
     data = batches(a.batch, a.limit)

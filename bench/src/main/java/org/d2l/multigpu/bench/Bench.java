@@ -86,12 +86,17 @@ public final class Bench {
         }
     }
 
+    /** The first stage's width of a model named resnet18 (the book's 64) or resnet18-wN. */
+    static int resnetWidth(String model) {
+        return model.contains("-w") ? Integer.parseInt(model.substring(model.indexOf("-w") + 2)) : ResNet.BOOK_WIDTH;
+    }
+
     private static Map<String, String> options(String[] args) {
         Map<String, String> o = new LinkedHashMap<>();
         for (int i = 0; i < args.length; i++) {
             if (!args[i].startsWith("--") || i + 1 >= args.length) {
                 throw new IllegalArgumentException("usage: Bench [--suite trainers|averaging|precision|gpu|peer] "
-                        + "[--model lenet|lenet-sigmoid|dl4j|resnet18] [--device cpu|gpu] [--data fashion|random] "
+                        + "[--model lenet|lenet-sigmoid|dl4j|resnet18|resnet18-wN] [--device cpu|gpu] [--data fashion|random] "
                         + "[--batch N] [--steps N] [--warmup N] [--rounds N] [--limit N] [--threads N] [--python PATH]; got "
                         + Arrays.toString(args));
             }
@@ -103,7 +108,7 @@ public final class Bench {
     /** Runs every configuration once per round, each in a fresh JVM, and prints a table. */
     private static void parent(Map<String, String> o) throws Exception {
         String model = o.getOrDefault("model", "lenet");
-        boolean resnet = model.equals("resnet18");
+        boolean resnet = model.startsWith("resnet18");
         int batch = Integer.parseInt(o.getOrDefault("batch", resnet ? "128" : "256"));
         int steps = Integer.parseInt(o.getOrDefault("steps", resnet ? "4" : "30"));
         int warmup = Integer.parseInt(o.getOrDefault("warmup", resnet ? "1" : "5"));
@@ -305,7 +310,7 @@ public final class Bench {
             manager.getEngine().setRandomSeed(42);
             List<NDList> batches = "random".equals(o.get("data")) ? randomBatches(manager, batch, limit)
                     : loadBatches(manager, batch, limit);
-            Block net = model.equals("resnet18") ? ResNet.resnet18(10, 1)
+            Block net = model.startsWith("resnet18") ? ResNet.resnet18(10, 1, resnetWidth(model))
                     : model.equals("dl4j") ? Init.weights(LeNet.dl4jExample(), Init.xavier())
                     : model.equals("lenet-sigmoid") ? ClassicLeNet.block() : LeNet.block();
             Shape input = new Shape(1, 1, 28, 28);

@@ -27,8 +27,11 @@ public final class Settings {
     /** Folder for the unpacked Fashion-MNIST files (absent: the project's build/data/fashion-mnist). */
     public static final String D2L_DATA_CACHE = "D2L_DATA_CACHE";
 
+    /** The first stage's channel count of the lessons' ResNet-18 (absent: the lesson chooses by device). */
+    public static final String RESNET_WIDTH = "RESNET_WIDTH";
+
     private static final List<String> NAMES =
-            List.of(DATASET_LIMIT, MAX_EPOCH, FASHION_MNIST_DIR, D2L_DATA_CACHE);
+            List.of(DATASET_LIMIT, MAX_EPOCH, FASHION_MNIST_DIR, D2L_DATA_CACHE, RESNET_WIDTH);
 
     private final Map<String, String> values;
 
@@ -93,7 +96,18 @@ public final class Settings {
     public String describe() {
         return DATASET_LIMIT + "=" + (datasetLimit().isPresent() ? String.valueOf(datasetLimit().getAsLong())
                 : "not set (all examples)") + ", " + MAX_EPOCH + "="
-                + (maxEpoch().isPresent() ? String.valueOf(maxEpoch().getAsInt()) : "not set (the lesson's epochs)");
+                + (maxEpoch().isPresent() ? String.valueOf(maxEpoch().getAsInt()) : "not set (the lesson's epochs)")
+                + (resnetWidth().isPresent() ? ", " + RESNET_WIDTH + "=" + resnetWidth().getAsInt() : "");
+    }
+
+    /** Returns {@code RESNET_WIDTH}, the first stage's channel count for ResNet-18, if set. */
+    public OptionalInt resnetWidth() {
+        OptionalLong width = positive(RESNET_WIDTH);
+        if (width.isPresent() && width.getAsLong() > 1024) {
+            throw new IllegalArgumentException(RESNET_WIDTH + " must be at most 1024 (the book's network has 64), got "
+                    + width.getAsLong());
+        }
+        return width.isPresent() ? OptionalInt.of((int) width.getAsLong()) : OptionalInt.empty();
     }
 
     /** Returns {@code FASHION_MNIST_DIR}, a folder holding the Fashion-MNIST IDX files, if set. */

@@ -4,6 +4,7 @@ import ai.djl.ndarray.NDManager;
 import ai.djl.training.dataset.Batch;
 import ai.djl.training.dataset.RandomAccessDataset;
 import java.util.Locale;
+import org.d2l.multigpu.data.Batches;
 import org.d2l.multigpu.eval.Timer;
 import org.d2l.multigpu.parallel.DataParallelTrainer;
 import org.d2l.multigpu.parallel.ParameterSnapshot;
@@ -31,7 +32,7 @@ public record TimeEstimate(double secondsPerExample, long trainExamples, long te
         Timer perExample = new Timer();
         try (ParameterSnapshot before = trainer.snapshot(); NDManager manager = NDManager.newBaseManager()) {
             int done = 0;
-            for (Batch batch : trainSet.getData(manager)) {
+            for (Batch batch : Batches.of(trainSet, manager, "training")) {
                 try (batch) {
                     long start = System.nanoTime();
                     StepResult r = trainer.trainStep(batch.getData().head(), batch.getLabels().head());
@@ -46,8 +47,6 @@ public record TimeEstimate(double secondsPerExample, long trainExamples, long te
                 }
             }
             trainer.restore(before);
-        } catch (java.io.IOException | ai.djl.translate.TranslateException e) {
-            throw new IllegalStateException("could not read the training data: " + e.getMessage(), e);
         }
         if (perExample.times().isEmpty()) {
             throw new IllegalArgumentException("the training set is empty: nothing to time");

@@ -10,6 +10,9 @@ import ai.djl.nn.pooling.Pool;
 /** The ResNet-18 variant of d2l's multi-GPU chapter, for small 28x28 images. */
 public final class ResNet {
 
+    /** The first stage's channel count in the book's ResNet-18. */
+    public static final int BOOK_WIDTH = 64;
+
     private ResNet() {}
 
     /**
@@ -34,18 +37,24 @@ public final class ResNet {
      * input's channel count is inferred at initialisation (pass {@code inChannels} for the record).
      */
     public static SequentialBlock resnet18(int numClasses, int inChannels) {
-        if (numClasses < 1 || inChannels < 1) {
-            throw new IllegalArgumentException("resnet18 needs numClasses >= 1 and inChannels >= 1, got "
-                    + numClasses + " and " + inChannels);
+        return resnet18(numClasses, inChannels, BOOK_WIDTH);
+    }
+
+    /** The book's ResNet-18 with {@code width} channels in its first stage (stages w, 2w, 4w, 8w). */
+    public static SequentialBlock resnet18(int numClasses, int inChannels, int width) {
+        if (numClasses < 1 || inChannels < 1 || width < 1) {
+            throw new IllegalArgumentException("resnet18 needs numClasses, inChannels and width >= 1, got "
+                    + numClasses + ", " + inChannels + " and " + width
+                    + " (width is the first stage's channel count; the book's is " + BOOK_WIDTH + ")");
         }
         return new SequentialBlock()
-                .add(Residual.conv(64, 3, 1, 1))
+                .add(Residual.conv(width, 3, 1, 1))
                 .add(BatchNorm.builder().build())
                 .add(Activation::relu)
-                .add(resnetBlock(64, 2, true))
-                .add(resnetBlock(128, 2, false))
-                .add(resnetBlock(256, 2, false))
-                .add(resnetBlock(512, 2, false))
+                .add(resnetBlock(width, 2, true))
+                .add(resnetBlock(2 * width, 2, false))
+                .add(resnetBlock(4 * width, 2, false))
+                .add(resnetBlock(8 * width, 2, false))
                 .add(Pool.globalAvgPool2dBlock())
                 .add(Blocks.batchFlattenBlock())
                 .add(Linear.builder().setUnits(numClasses).build());

@@ -16,7 +16,7 @@ public final class Memory {
 
     /** Resident memory of the JVM, PyTorch and the Fashion-MNIST arrays before any batch (measured: ~0.7 GB). */
     public static final long BASE_BYTES = 700L << 20;
-    /** Memory per training image of the ResNet-18 variant (batch 256 needs ~2.7 GB resident). */
+    /** Memory per training image of the book's ResNet-18 variant, width 64 (batch 256 needs ~2.7 GB resident). */
     public static final long RESNET18_BYTES_PER_EXAMPLE = 8L << 20;
 
     private static final List<Path> CGROUP_LIMITS = List.of(Path.of("/sys/fs/cgroup/memory.max"),
@@ -32,15 +32,32 @@ public final class Memory {
         return limit.isPresent() ? Math.min(physical, limit.getAsLong()) : physical;
     }
 
-    /** The batch size for the ResNet-18 lesson on this machine: {@code requested}, or smaller with a printed note. */
+    /** The batch size for the book's ResNet-18 on this machine: {@code requested}, or smaller with a printed note. */
     public static int batchSize(int requested) {
+        return batchSize(requested, 64);
+    }
+
+    /**
+     * The batch size for a ResNet-18 of {@code width} first-stage channels on this machine (its activations
+     * grow with the width): {@code requested}, or smaller with a printed note.
+     */
+    public static int batchSize(int requested, int width) {
+        if (width < 1) {
+            throw new IllegalArgumentException("width must be at least 1 (the book's ResNet-18 has 64), got " + width);
+        }
+        long perExample = resnet18BytesPerExample(width);
         long available = availableBytes();
-        int batch = fittingBatch(requested, available, BASE_BYTES, RESNET18_BYTES_PER_EXAMPLE);
+        int batch = fittingBatch(requested, available, BASE_BYTES, perExample);
         if (batch < requested) {
             System.out.printf(Locale.ROOT, "This machine gives %.1f GB; batch %d needs about %.1f GB: using batch %d.%n",
-                    available / 1e9, requested, (BASE_BYTES + requested * RESNET18_BYTES_PER_EXAMPLE) / 1e9, batch);
+                    available / 1e9, requested, (BASE_BYTES + requested * perExample) / 1e9, batch);
         }
         return batch;
+    }
+
+    /** Memory per training image of a ResNet-18 of {@code width} first-stage channels (activations scale with it). */
+    public static long resnet18BytesPerExample(int width) {
+        return Math.max(1, RESNET18_BYTES_PER_EXAMPLE * width / 64);
     }
 
     /**

@@ -118,4 +118,16 @@ class SettingsTest {
         assertEquals("DATASET_LIMIT=not set (all examples), MAX_EPOCH=not set (the lesson's epochs)",
                 Settings.from(Map.of()).describe());
     }
+
+    @Test
+    void resnetWidthIsReadCheckedAndNamedByDescribeOnlyWhenSet() {
+        assertEquals(16, Settings.from(Map.of("RESNET_WIDTH", "16")).resnetWidth().getAsInt());
+        assertEquals(false, Settings.from(Map.of()).resnetWidth().isPresent());
+        assertEquals("DATASET_LIMIT=512, MAX_EPOCH=1, RESNET_WIDTH=32",
+                Settings.from(Map.of("DATASET_LIMIT", "512", "MAX_EPOCH", "1", "RESNET_WIDTH", "32")).describe());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> Settings.from(Map.of("RESNET_WIDTH", "wide")).resnetWidth());
+        org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().contains("-Dresnet.width"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> Settings.from(Map.of("RESNET_WIDTH", "4096")).resnetWidth());
+    }
 }

@@ -66,6 +66,30 @@ class ResNetTest {
     }
 
     @Test
+    void resnet18OfWidth16HasTheBooksLayersWithAQuarterOfItsChannels() {
+        Djl.setup();
+        try (NDManager manager = NDManager.newBaseManager()) {
+            Block net = ResNet.resnet18(10, 1, 16);
+            net.initialize(manager, DataType.FLOAT32, new Shape(1, 1, 28, 28));
+            long expected = conv(1, 16, 3) + bn(16)
+                    + stage(16, 16, true) + stage(16, 32, false) + stage(32, 64, false) + stage(64, 128, false)
+                    + 128 * 10 + 10;
+            long trained = net.getParameters().stream()
+                    .filter(p -> p.getValue().requiresGradient())
+                    .mapToLong(p -> p.getValue().getArray().size()).sum();
+            assertEquals(expected, trained);
+            assertEquals(ResNet.resnet18(10, 1).getChildren().size(), net.getChildren().size());
+            assertEquals(new Shape(2, 10), net.getOutputShapes(new Shape[] {new Shape(2, 1, 28, 28)})[0]);
+        }
+    }
+
+    @Test
+    void resnet18RejectsZeroWidthWithTheBooksWidthInTheMessage() {
+        var e = assertThrows(IllegalArgumentException.class, () -> ResNet.resnet18(10, 1, 0));
+        org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().contains("64"), e.getMessage());
+    }
+
+    @Test
     void resnet18RejectsZeroClasses() {
         assertThrows(IllegalArgumentException.class, () -> ResNet.resnet18(0, 1));
     }

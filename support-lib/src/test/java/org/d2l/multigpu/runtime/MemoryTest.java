@@ -22,6 +22,13 @@ class MemoryTest {
     }
 
     @Test
+    void binderTwoGigabytesKeepBatch256OfTheWidth16ResNet() {
+        assertEquals(Memory.RESNET18_BYTES_PER_EXAMPLE / 4, Memory.resnet18BytesPerExample(16));
+        assertEquals(256, Memory.fittingBatch(256, 2 * GB, Memory.BASE_BYTES, Memory.resnet18BytesPerExample(16)));
+        assertThrows(IllegalArgumentException.class, () -> Memory.batchSize(256, 0));
+    }
+
+    @Test
     void tooLittleForOneExampleStopsWithAClearMessage() {
         var e = assertThrows(IllegalStateException.class, () -> Memory.fittingBatch(256, GB / 2, GB, 1));
         assertTrue(e.getMessage().contains("not enough"), e.getMessage());
