@@ -66,8 +66,10 @@ out=$(mktemp)
     echo "Made by \`${BENCH_ARGS:+BENCH_ARGS=\"$BENCH_ARGS\" }bench/run.sh collectives\` (JMH, ms per call; 1 fork, 2 warm-up and 3 measured iterations of 1 s unless BENCH_ARGS says otherwise): Collectives.allreduce against ringAllreduce, k arrays of a model's parameter count on the CPU."
   elif [ "$which" = peer ]; then
     echo "Made by \`bench/run.sh peer\`. Goal (issue 19): a LeNet step within 1.1x of PyTorch's, ResNet-18 no slower than before."
-  else
+  elif [[ $which == lenet || $which == resnet18 || $which == all ]]; then
     echo "Made by \`bench/run.sh $which\`. Targets (ResNet-18): 1 replica >= 0.98x and 2 virtual replicas >= 0.95x DJL's Trainer."
+  else
+    echo "Made by \`${BENCH_ARGS:+BENCH_ARGS=\"$BENCH_ARGS\" }bench/run.sh $which\`."
   fi
   echo
   case "$which" in
