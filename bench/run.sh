@@ -17,7 +17,14 @@
 # Java side only. About 6 minutes on an idle 2-core machine (not part of "all").
 # "widths": the peer comparison for ResNet-18 of width 16, 32 and 64 (the first stage's channels; the concise
 # lesson trains width 16 on a CPU), ms/step of the trainer against PyTorch where torch is installed.
-# Usage: bench/run.sh [lenet|resnet18|averaging|precision|spark|gpu|peer|widths|all]   (extra options through BENCH_ARGS, e.g. "--rounds 5")
+# "collectives": JMH micro-benchmark (CollectivesBenchmark) of Collectives.allreduce against ringAllreduce on the CPU,
+# 2 and 4 arrays of LeNet's and ResNet-18's parameter count, ms per call; short by default (1 fork, 2 warm-up and
+# 3 measured iterations of 1 s, about 1.5 minutes); BENCH_ARGS are JMH's options there, e.g. "-f 3 -wi 5 -i 10"
+# (not part of "all").
+# "checkpoint": what a checkpoint after every epoch costs (issue 28): LeNet (6000 images) and ResNet-18 (512 images),
+# 1 replica, SGD with momentum; epoch time with and without checkpoints, the copy the training thread waits for,
+# the write to disk (background thread) and the checkpoint's size (not part of "all").
+# Usage: bench/run.sh [lenet|resnet18|averaging|precision|spark|gpu|peer|widths|collectives|checkpoint|all]   (extra options through BENCH_ARGS, e.g. "--rounds 5")
 # Writes the tables to $BENCH_RESULTS (default bench/RESULTS.md) as well as to the terminal.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -38,11 +45,24 @@ run_spark() {
   java --enable-native-access=ALL-UNNAMED -Dspark.module.options="$spark_opts" -cp "$spark_cp" \
     org.d2l.multigpu.bench.SparkBench ${BENCH_ARGS:-}
 }
+# JMH's progress goes to the terminal, its table of results to $BENCH_RESULTS.
+run_jmh() {
+  local table
+  table=$(mktemp)
+  java --enable-native-access=ALL-UNNAMED -cp "$cp" org.openjdk.jmh.Main CollectivesBenchmark -rf text -rff "$table" \
+    ${BENCH_ARGS:-} >&2
+  echo '```'
+  cat "$table"
+  echo '```'
+  rm -f "$table"
+}
 out=$(mktemp)
 {
   echo "# Benchmark results"
   echo
-  if [ "$which" = peer ]; then
+  if [ "$which" = collectives ]; then
+    echo "Made by \`${BENCH_ARGS:+BENCH_ARGS=\"$BENCH_ARGS\" }bench/run.sh collectives\` (JMH, ms per call; 1 fork, 2 warm-up and 3 measured iterations of 1 s unless BENCH_ARGS says otherwise): Collectives.allreduce against ringAllreduce, k arrays of a model's parameter count on the CPU."
+  elif [ "$which" = peer ]; then
     echo "Made by \`bench/run.sh peer\`. Goal (issue 19): a LeNet step within 1.1x of PyTorch's, ResNet-18 no slower than before."
   else
     echo "Made by \`bench/run.sh $which\`. Targets (ResNet-18): 1 replica >= 0.98x and 2 virtual replicas >= 0.95x DJL's Trainer."
@@ -53,6 +73,7 @@ out=$(mktemp)
     averaging) run --suite averaging --model dl4j --batch 256 --steps 40 --warmup 5 ;;
     precision) run --suite precision --model lenet; echo; run --suite precision --model resnet18 ;;
     spark) run_spark ;;
+    collectives) run_jmh ;;
     peer|widths)
       python=${PEER_PYTHON:-/usr/bin/python3}
       peer=(--python "$python")
@@ -71,10 +92,13 @@ out=$(mktemp)
         echo; run --suite peer --model lenet-sigmoid --batch 256 --steps 30 --warmup 5 --rounds 3 "${peer[@]}"
         echo; run --suite peer --model resnet18 --batch 256 --steps 3 --warmup 1 --rounds 2 --limit 1024 "${peer[@]}"
       fi ;;
+    checkpoint)
+      run_checkpoint() { java --enable-native-access=ALL-UNNAMED -cp "$cp" org.d2l.multigpu.bench.CheckpointBench "$@" ${BENCH_ARGS:-}; }
+      run_checkpoint --model lenet --examples 6000; echo; run_checkpoint --model resnet18 --examples 512 ;;
     gpu) run --suite gpu --model lenet --data random; echo; run --suite gpu --model resnet18 --batch 256 --data random ;;
     all) run --model lenet; echo; run --model resnet18; echo; run --suite averaging --model dl4j --batch 256 --steps 40 --warmup 5
       echo; run --suite precision --model lenet; echo; run --suite precision --model resnet18 ;;
-    *) echo "unknown benchmark '$which': use lenet, resnet18, averaging, precision, spark, gpu, peer, widths or all" >&2; exit 2 ;;
+    *) echo "unknown benchmark '$which': use lenet, resnet18, averaging, precision, spark, gpu, peer, widths, collectives, checkpoint or all" >&2; exit 2 ;;
   esac
 } | tee "$out"
 results=${BENCH_RESULTS:-bench/RESULTS.md}

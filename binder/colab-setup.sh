@@ -1,61 +1,136 @@
 #!/usr/bin/env bash
-# Google Colab: installs what the lessons need into the running Colab VM. Run it from the first cell
-# of a *Python* Colab notebook, then switch the runtime to the Java kernel (see README, "Colab and
-# Binder"):
+# Google Colab: installs what the lessons need into the running Colab VM (as root, with internet). The
+# set-up cell at the top of every lesson (made by scripts/colab_cells.py) clones the repository to
+# /content/d2l-multigpu and runs this script under Colab's Python runtime; then the learner switches
+# the runtime to Java (Runtime > Change runtime type > java) and runs the lesson. Safe to run again:
+# every step keeps what an earlier run did.
 #
-#   !git clone --depth 1 https://github.com/<owner>/<this-repo>.git /content/d2l-multigpu
-#   !bash /content/d2l-multigpu/binder/colab-setup.sh
+# 1. A JDK >= 17 as `java` (Colab's image has shipped none, then 17, then 21; else Ubuntu's
+#    openjdk-17-jdk-headless: the packages are named in scripts/debian-packages.sh).
+# 2. Maven >= 3.8 (Ubuntu 22.04's package is 3.6.3): Apache Maven $MAVEN_VERSION from Maven Central,
+#    checked against its SHA-512, in /opt.
+# 3. The JJava kernel $JJAVA_VERSION (pip; registers the kernel "java"), with the lessons' JVM options.
+# 4. SpencerPark's ipc proxy kernel in front of it: Colab talks to kernels over the ipc transport, which
+#    JeroMQ-based Java kernels do not support (they hang at "Connecting"); the real kernel becomes
+#    "java_tcp" and a proxy named "java" forwards ipc to tcp.
+# 5. Fashion-MNIST: Ubuntu's dataset-fashion-mnist, else the official files (binder/fetch-fashion-mnist.sh,
+#    content checked) in the same folder.
+# 6. The jars: mvn package, with -Dgpu on a GPU runtime (no bundled CPU natives: DJL downloads the CUDA
+#    natives that match the driver at the engine's first start; D2L_CPU_ONLY=1 keeps the CPU build);
+#    then /support-lib, /spark-lib and /utils link to the checkout, so that the lessons' paths
+#    ../support-lib/... resolve from Colab's working folder /content.
 #
-# 1. A JDK 17 and Maven from Ubuntu's packages (installed explicitly: the JDK in Colab's image has
-#    changed from none to 17 to 21 over time; any JDK >= 17 runs the lessons).
-# 2. The JJava kernel from PyPI (`pip install jjava`, registers a kernel named "java").
-# 3. SpencerPark's ipc proxy kernel in front of it: Colab talks to kernels over the ipc transport,
-#    which JeroMQ-based Java kernels do not support (they hang at "Connecting"). The proxy renames the
-#    real kernel to "java_tcp" and installs a proxy named "java" that forwards ipc to tcp.
-# 4. The Fashion-MNIST files (Ubuntu package dataset-fashion-mnist, else the official files).
-# 5. The support jar (mvn package), reachable as ../support-lib/target/d2l-multigpu.jar from Colab's
-#    working folder /content, the path the lessons' first cell uses.
-# Not tested on Colab (the project's machines cannot reach it); each step says what it does.
+# Environment (for scripts/try-colab-binder.sh, which runs this in a container without internet):
+#   D2L_JJAVA_KERNELSPEC  a JJava kernelspec folder (kernel.json and jars) to install instead of pip's
+#   D2L_IPC_PROXY_DIR     a folder with the gist's ipc_proxy_kernel.py and install_ipc_proxy_kernel.py
+#   MAVEN_URL             where to take Apache Maven's tar.gz from (still checked against the SHA-512)
+#   FASHION_MNIST_URL     see binder/fetch-fashion-mnist.sh;  MVN_ARGS  extra Maven arguments (e.g. -o)
 set -euo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# shellcheck source=scripts/debian-packages.sh
+. "$REPO/scripts/debian-packages.sh"
+JJAVA_VERSION=1.0a7 # the same in environment.yml (Binder); scripts/test_colab_binder.py checks it
+MAVEN_VERSION=3.9.9
+MAVEN_SHA512=a555254d6b53d267965a3404ecb14e53c3827c09c3b94b5678835887ab404556bfaf78dcfe03ba76fa2508649dca8531c74bca4d5846513522404d48e8c4ac8b
+MAVEN_URL="${MAVEN_URL:-https://repo1.maven.org/maven2/org/apache/maven/apache-maven/$MAVEN_VERSION/apache-maven-$MAVEN_VERSION-bin.tar.gz}"
 # A fixed revision of https://gist.github.com/SpencerPark/e2732061ad19c1afa4a33a58cb8f18a9
 PROXY_URL=https://gist.github.com/SpencerPark/e2732061ad19c1afa4a33a58cb8f18a9/archive/b6cff2bf09b6832344e576ea1e4731f0fb3df10c.tar.gz
-DATA=/usr/share/datasets/fashion-mnist
-DATA_URL=https://raw.githubusercontent.com/zalandoresearch/fashion-mnist/master/data/fashion
+# JVM options of the kernel, as scripts/setup.sh gives the rapaio kernel (JJava's launcher reads JJAVA_JVM_OPTS).
+KERNEL_JVM_OPTS="-Xss4m --enable-native-access=ALL-UNNAMED"
+DATA="$DATASET_DIR"
+LINKED=(support-lib spark-lib utils) # top folders the lessons load from, as ../NAME/...
+read -ra MVN_EXTRA <<<"${MVN_ARGS:-}"
+export DEBIAN_FRONTEND=noninteractive
+PY="$(command -v python3)"
 
-echo "== 1. JDK 17 and Maven"
-apt-get update -qq
-DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openjdk-17-jdk-headless maven >/dev/null
-java_major="$(java -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java\.specification\.version = //p')"
-if [[ "${java_major%%.*}" -lt 17 ]]; then
-    update-alternatives --set java "$(update-alternatives --list java | grep -m1 'java-17')"
+apt_updated=0
+apt_install() {
+    if ((apt_updated == 0)); then apt-get update -qq; apt_updated=1; fi
+    apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+}
+java_major() {
+    "$1" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java\.specification\.version = //p' | cut -d. -f1
+}
+version_at_least() { [[ "$(printf '%s\n' "$2" "$1" | sort -V | head -n1)" == "$2" ]]; }
+
+echo "== 1. JDK 17 or newer"
+java_ok() { command -v java >/dev/null && [[ "$(java_major java)" -ge 17 ]] && command -v jshell >/dev/null; }
+if ! java_ok; then
+    apt_install "$JDK_PACKAGE"
+    jdk17="$(update-alternatives --list java | grep -m1 'java-17' || true)"
+    [[ -n "$jdk17" ]] && update-alternatives --set java "$jdk17" >/dev/null
+    hash -r
 fi
+java_ok || { echo "error: no JDK >= 17 with jshell after installing $JDK_PACKAGE" >&2; exit 1; }
 java -version 2>&1 | head -n 1
 
-echo "== 2. JJava kernel"
-pip install -q jjava
+echo "== 2. Maven 3.8 or newer"
+mvn_version() { mvn -B --version 2>/dev/null | sed 's/\x1b\[[0-9;]*m//g' | sed -n 's/^Apache Maven \([0-9][0-9.]*\).*/\1/p'; }
+have="$(command -v mvn >/dev/null && mvn_version || true)"
+if [[ -z "$have" ]] || ! version_at_least "$have" 3.8; then
+    echo "Maven ${have:-missing}: installing Apache Maven $MAVEN_VERSION into /opt"
+    tmp="$(mktemp -d)"
+    curl -fsSL --retry 3 -o "$tmp/maven.tar.gz" "$MAVEN_URL"
+    echo "$MAVEN_SHA512  $tmp/maven.tar.gz" | sha512sum -c --quiet - ||
+        { echo "error: $MAVEN_URL does not have Apache Maven $MAVEN_VERSION's SHA-512" >&2; exit 1; }
+    tar -xzf "$tmp/maven.tar.gz" -C /opt
+    ln -sfn "/opt/apache-maven-$MAVEN_VERSION/bin/mvn" /usr/local/bin/mvn
+    rm -rf "$tmp"
+    hash -r
+fi
+version_at_least "$(mvn_version)" 3.8 || { echo "error: Maven $(mvn_version) is on PATH, 3.8 or newer is needed" >&2; exit 1; }
+echo "Apache Maven $(mvn_version)"
+
+echo "== 3. JJava kernel $JJAVA_VERSION"
+kernel_dir() { jupyter kernelspec list --json | "$PY" -c 'import json, sys; print(json.load(sys.stdin)["kernelspecs"].get(sys.argv[1], {}).get("resource_dir", ""))' "$1"; }
+if [[ -z "$(kernel_dir java_tcp)" ]]; then # not yet behind the proxy
+    if [[ -n "${D2L_JJAVA_KERNELSPEC:-}" ]]; then
+        jupyter kernelspec install --sys-prefix --replace --name java "$D2L_JJAVA_KERNELSPEC" >/dev/null
+    else
+        pip install -q "jjava==$JJAVA_VERSION"
+    fi
+    # the lessons' JVM options in the kernelspec's environment (the proxy keeps them when it moves it)
+    "$PY" - "$(kernel_dir java)/kernel.json" "$KERNEL_JVM_OPTS" <<'PYEOF'
+import json, sys
+path, opts = sys.argv[1], sys.argv[2]
+with open(path) as f:
+    spec = json.load(f)
+spec.setdefault("env", {})["JJAVA_JVM_OPTS"] = opts
+with open(path, "w") as f:
+    json.dump(spec, f, indent=2)
+PYEOF
+fi
+
+echo "== 4. ipc proxy kernel in front of it"
+if [[ -z "$(kernel_dir java_tcp)" ]]; then
+    proxy="${D2L_IPC_PROXY_DIR:-}"
+    if [[ -z "$proxy" ]]; then
+        proxy="$(mktemp -d)"
+        curl -fsSL --retry 3 "$PROXY_URL" | tar xz --strip-components=1 -C "$proxy"
+    fi
+    (cd "$proxy" && "$PY" install_ipc_proxy_kernel.py --kernel=java --implementation=ipc_proxy_kernel.py)
+fi
 jupyter kernelspec list
 
-echo "== 3. ipc proxy kernel in front of it"
-tmp="$(mktemp -d)"
-curl -fsSL "$PROXY_URL" | tar xz --strip-components=1 -C "$tmp"
-(cd "$tmp" && python3 install_ipc_proxy_kernel.py --kernel=java --implementation=ipc_proxy_kernel.py)
-jupyter kernelspec list
-
-echo "== 4. Fashion-MNIST"
+echo "== 5. Fashion-MNIST"
 if [[ ! -f "$DATA/train-images-idx3-ubyte.gz" ]]; then
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq dataset-fashion-mnist >/dev/null 2>&1 || {
-        mkdir -p "$DATA"
-        for f in train-images-idx3-ubyte train-labels-idx1-ubyte t10k-images-idx3-ubyte t10k-labels-idx1-ubyte; do
-            curl -fsSL -o "$DATA/$f.gz" "$DATA_URL/$f.gz"
-        done
+    apt_install "$DATASET_PACKAGE" 2>/dev/null || {
+        echo "$DATASET_PACKAGE is not in this image's apt sources: fetching the official files"
+        "$REPO/binder/fetch-fashion-mnist.sh" "$DATA"
     }
 fi
 ls "$DATA"
 
-echo "== 5. Support jar"
-(cd "$REPO" && mvn -q -B -DskipTests package)
-# The lessons load ../support-lib/target/d2l-multigpu.jar relative to the kernel's folder, /content.
-ln -sfn "$REPO/support-lib" /support-lib
-ls -l /support-lib/target/d2l-multigpu.jar
-echo "Done. Now: Runtime > Change runtime type > java, then open a lesson from $REPO/notebooks."
+echo "== 6. The jars"
+if [[ "${D2L_CPU_ONLY:-}" != 1 ]] && command -v nvidia-smi >/dev/null && nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
+    echo "GPU runtime: building with -Dgpu (DJL downloads the CUDA natives at the engine's first start)"
+    MVN_EXTRA+=(-Dgpu)
+fi
+(cd "$REPO" && mvn -B -q -Dmaven.test.skip=true ${MVN_EXTRA[@]+"${MVN_EXTRA[@]}"} package)
+for dir in "${LINKED[@]}"; do
+    ln -sfn "$REPO/$dir" "/$dir"
+done
+ls -l /support-lib/target/d2l-multigpu.jar /spark-lib/target/d2l-spark.jar
+echo
+echo "Done. Now: Runtime > Change runtime type > Runtime type: java > Save, then Runtime > Run all."
+echo "(The lesson's first cell then only prints one line: the set-up is done for this runtime.)"

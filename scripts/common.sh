@@ -6,6 +6,8 @@
 #   KERNEL_NAME     name of the project-local Jupyter kernel (notebook metadata: kernelspec.name)
 #   KERNEL_DIR      where setup.sh installs it: build/jupyter/kernels/$KERNEL_NAME
 #   PY              Python interpreter for helper scripts (Debian's /usr/bin/python3 when present)
+#   RAPAIO_VERSION  the rapaio kernel's version: pom.xml's rapaio.version (the launcher module builds on it)
+#   the Debian packages of scripts/debian-packages.sh (JDK_PACKAGES, JUPYTER_PACKAGES, DATASET_PACKAGE, ...)
 # and exports the Jupyter variables that make Jupyter use the project-local kernel (JUPYTER_PATH comes
 # first in Jupyter's search path) and keep its runtime files (connection files) inside build/ instead
 # of ~/.local; isolate_jupyter() moves the rest of Jupyter's state there too.
@@ -13,7 +15,10 @@
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 KERNEL_NAME=java
-RAPAIO_VERSION=3.0.1
+RAPAIO_VERSION="$(sed -n 's:.*<rapaio.version>\(.*\)</rapaio.version>.*:\1:p' "$ROOT/pom.xml")"
+[[ -n "$RAPAIO_VERSION" ]] || { printf 'error: no <rapaio.version> in %s\n' "$ROOT/pom.xml" >&2; exit 1; }
+# shellcheck source=scripts/debian-packages.sh
+. "$ROOT/scripts/debian-packages.sh"
 KERNEL_DIR="$ROOT/build/jupyter/kernels/$KERNEL_NAME"
 KERNEL_JAR="rapaio-jupyter-kernel-$RAPAIO_VERSION.jar"
 # The project's launcher of that kernel (module kernel-launcher), copied beside it into $KERNEL_DIR.

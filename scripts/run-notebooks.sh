@@ -78,6 +78,8 @@ esac
 export D2L_CLAIMS=$claims
 # The per-epoch progress bar is for people watching; executed outputs keep only the results.
 export D2L_PROGRESS="${D2L_PROGRESS:-false}"
+# An executed run is a whole run: lessons that checkpoint start afresh instead of resuming (D2L_RESUME=true keeps them).
+export D2L_RESUME="${D2L_RESUME:-false}"
 start_timeout="${KERNEL_START_TIMEOUT:-30}"
 start_attempts=$((${KERNEL_START_RETRIES:-6} + 1))
 

@@ -24,9 +24,8 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 isolate_jupyter
 
-DEBIAN_JUPYTER_PACKAGES=(jupyter-notebook jupyter-nbconvert python3-nbclient jupyter-client python3-ipykernel)
-DATASET_PACKAGE=dataset-fashion-mnist
-DATASET_FILE=/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz
+read -ra DEBIAN_JUPYTER_PACKAGES <<<"$JUPYTER_PACKAGES" # scripts/debian-packages.sh, through common.sh
+DATASET_FILE="$DATASET_DIR/train-images-idx3-ubyte.gz"
 read -ra MVN_EXTRA <<<"${MVN_ARGS:-}"
 
 # --- 1. Jupyter and data -------------------------------------------------------------------------
@@ -62,16 +61,16 @@ if [[ -n "${JAVA_HOME:-}" && -x "$JAVA_HOME/bin/java" ]]; then
 else
     JAVA="$(command -v java || true)"
 fi
-[[ -n "$JAVA" ]] || die "no java found. Install a JDK >= 17, e.g.: sudo apt-get install openjdk-17-jdk-headless"
+[[ -n "$JAVA" ]] || die "no java found. Install a JDK >= 17, e.g.: sudo apt-get install $JDK_PACKAGE"
 java_version="$("$JAVA" -XshowSettings:properties -version 2>&1 |
     sed -n 's/^ *java\.specification\.version = //p')"
 java_major="${java_version#1.}"
 java_major="${java_major%%.*}"
 if [[ -z "$java_major" || "$java_major" -lt 17 ]]; then
-    die "$JAVA is Java ${java_version:-?}; a JDK >= 17 is needed, e.g.: sudo apt-get install openjdk-17-jdk-headless (or set JAVA_HOME)"
+    die "$JAVA is Java ${java_version:-?}; a JDK >= 17 is needed, e.g.: sudo apt-get install $JDK_PACKAGE (or set JAVA_HOME)"
 fi
 "$JAVA" --list-modules 2>/dev/null | grep -q '^jdk\.jshell@' ||
-    die "$JAVA is a JRE without jdk.jshell; the kernel needs a full JDK (e.g. openjdk-17-jdk-headless)"
+    die "$JAVA is a JRE without jdk.jshell; the kernel needs a full JDK (e.g. $JDK_PACKAGE)"
 
 command -v mvn >/dev/null 2>&1 || die "Maven is missing. Install Maven >= 3.8, e.g.: sudo apt-get install maven"
 mvn_version="$(mvn -B --version 2>/dev/null | sed 's/\x1b\[[0-9;]*m//g' |

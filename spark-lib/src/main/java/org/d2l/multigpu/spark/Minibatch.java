@@ -9,12 +9,10 @@ import ai.djl.ndarray.types.Shape;
 import ai.djl.training.dataset.ArrayDataset;
 import ai.djl.training.dataset.Batch;
 import ai.djl.training.dataset.Dataset;
-import ai.djl.translate.TranslateException;
-import java.io.IOException;
 import java.io.Serializable;
-import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
+import org.d2l.multigpu.data.Batches;
 
 /**
  * One minibatch as plain Java arrays, so that Spark can serialise it: examples {@code x} of shape
@@ -44,16 +42,10 @@ public record Minibatch(float[] x, long[] shape, float[] y) implements Serializa
     /** Every batch of {@code dataset} in the order it hands them out (use a sequential sampler for a fixed order). */
     public static List<Minibatch> listOf(Dataset dataset, NDManager manager) {
         List<Minibatch> out = new ArrayList<>();
-        try {
-            for (Batch b : dataset.getData(manager)) {
-                try (b) {
-                    out.add(of(b.getData().head(), b.getLabels().head()));
-                }
+        for (Batch b : Batches.of(dataset, manager, "training")) {
+            try (b) {
+                out.add(of(b.getData().head(), b.getLabels().head()));
             }
-        } catch (IOException ex) {
-            throw new UncheckedIOException(ex);
-        } catch (TranslateException ex) {
-            throw new IllegalStateException("Could not read a batch: " + ex.getMessage(), ex);
         }
         return out;
     }

@@ -6,15 +6,14 @@ import ai.djl.ndarray.types.DataType;
 import ai.djl.nn.Block;
 import ai.djl.training.dataset.RandomAccessDataset;
 import ai.djl.training.initializer.Initializer;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.apache.spark.SparkConf;
-import org.apache.spark.SparkContext;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.broadcast.Broadcast;
+import org.d2l.multigpu.checkpoint.Checkpoints;
 import org.d2l.multigpu.data.Batches;
 import org.d2l.multigpu.eval.Accuracy;
 import org.d2l.multigpu.models.Init;
@@ -22,7 +21,6 @@ import org.d2l.multigpu.parallel.EpochListener;
 import org.d2l.multigpu.parallel.EpochListeners;
 import org.d2l.multigpu.parallel.EpochMetrics;
 import org.d2l.multigpu.parallel.EpochTrainer;
-import org.d2l.multigpu.parallel.ParameterSnapshot;
 import org.d2l.multigpu.parallel.TrainingLoop;
 import org.d2l.multigpu.runtime.Djl;
 
@@ -50,10 +48,12 @@ public final class SparkTrainer implements AutoCloseable {
     private final NDManager manager;
     private final Block net;
     private final boolean progress;
+    private final Checkpoints checkpoints;
     private ParameterValues optimizerState;
     private int epochs;
     private int rounds;
     private final List<RoundResult> roundLog = new ArrayList<>();
+    private final List<EpochMetrics> history = new ArrayList<>();
 
     private SparkTrainer(Builder b) {
         Djl.setup();
@@ -61,41 +61,10 @@ public final class SparkTrainer implements AutoCloseable {
         this.optimizer = b.optimizer;
         this.frequency = b.frequency;
         this.progress = b.progress;
-        if (b.context != null) {
-            this.sc = b.context;
-            this.ownsContext = false;
-        } else {
-            String master = b.master != null ? b.master : System.getProperty("spark.master", "local");
-            if (master.startsWith("local")) {
-                quiet("org.apache.spark.util.Utils"); // "your hostname resolves to a loopback address"
-                // A failed task's stack trace, logged twice; the RoundFailedException carries it as its cause.
-                quiet("org.apache.spark.executor.Executor");
-                quiet("org.apache.spark.scheduler.TaskSetManager");
-            }
-            // new SparkConf() reads the spark.* system properties that spark-submit sets (spark.master too).
-            SparkConf conf = new SparkConf().setAppName("d2l-parameter-averaging")
-                    .setIfMissing("spark.master", "local[" + (b.partitions > 0 ? b.partitions : 2) + "]")
-                    .setIfMissing("spark.ui.enabled", "false")
-                    .setIfMissing("spark.ui.showConsoleProgress", "false");
-            if (b.master != null) {
-                conf.setMaster(b.master);
-            }
-            if (conf.get("spark.master").startsWith("local")) {
-                conf.setIfMissing("spark.driver.host", "127.0.0.1"); // no network needed in local mode
-            }
-            quiet("org.apache.hadoop.util.NativeCodeLoader"); // "unable to load native-hadoop library"
-            quiet("org.apache.spark.rdd.ParallelCollectionRDD"); // ShardedData's unpersist after localCheckpoint
-            // One Spark context per JVM: getOrCreate shares a running one, whose owner will stop it.
-            String token = java.util.UUID.randomUUID().toString();
-            SparkContext ctx = SparkContext.getOrCreate(conf.set("spark.d2l.trainer", token));
-            this.sc = JavaSparkContext.fromSparkContext(ctx);
-            this.ownsContext = token.equals(ctx.getConf().get("spark.d2l.trainer", ""));
-            if (!ownsContext && b.master != null && !b.master.equals(ctx.master())) {
-                throw new IllegalStateException("A Spark context with master " + ctx.master() + " is already "
-                        + "running in this JVM and there can be only one: close the trainer that started it "
-                        + "(or call stop() on it) before asking for " + b.master + ".");
-            }
-        }
+        this.checkpoints = b.checkpoints;
+        SparkSession session = SparkSession.open(b.context, b.master, b.partitions);
+        this.sc = session.context();
+        this.ownsContext = session.owned();
         this.partitions = b.partitions > 0 ? b.partitions : sc.defaultParallelism();
         this.manager = NDManager.newBaseManager(Device.cpu());
         this.net = model.newBlock();
@@ -131,6 +100,40 @@ public final class SparkTrainer implements AutoCloseable {
     /** Every round run so far, with its timings. */
     public List<RoundResult> getRounds() {
         return List.copyOf(roundLog);
+    }
+
+    /** The metrics of every epoch this trainer has finished, across runs. */
+    public List<EpochMetrics> getHistory() {
+        return List.copyOf(history);
+    }
+
+    boolean progress() {
+        return progress;
+    }
+
+    NDManager manager() {
+        return manager;
+    }
+
+    Checkpoints checkpoints() {
+        return checkpoints;
+    }
+
+    OptimizerFactory optimizerFactory() {
+        return optimizer;
+    }
+
+    ParameterValues optimizerState() {
+        return optimizerState;
+    }
+
+    /** Puts back, from a checkpoint, the averaged optimizer state, the finished epochs and the rounds run. */
+    void restoreProgress(ParameterValues state, List<EpochMetrics> epochsDone, int roundsRun) {
+        optimizerState = state;
+        history.clear();
+        history.addAll(epochsDone);
+        epochs = epochsDone.size();
+        rounds = roundsRun;
     }
 
     /** Deals {@code batches} round robin over this trainer's partitions and caches them on the executors. */
@@ -193,7 +196,7 @@ public final class SparkTrainer implements AutoCloseable {
         return trainEpoch(data, testSet, EpochListeners.of(progress));
     }
 
-    private EpochMetrics trainEpoch(ShardedData data, RandomAccessDataset testSet, EpochListener events) {
+    EpochMetrics trainEpoch(ShardedData data, RandomAccessDataset testSet, EpochListener events) {
         double lossSum = 0;
         double correct = 0;
         long examples = 0;
@@ -215,9 +218,11 @@ public final class SparkTrainer implements AutoCloseable {
         epochs++;
         double testAcc = testSet == null ? Double.NaN
                 : Accuracy.evaluateAccuracy(net, Batches.of(testSet, manager, "test"), Device.cpu());
-        return new EpochMetrics(epochs, lossSum / examples, correct / examples, testAcc, seconds, examples / seconds,
-                syncs, bytes, 0, Double.NaN, steps, List.of(), Double.NaN); // steps: local steps per partition, as
-        // ParameterAveraging's rounds in process
+        // steps: local steps per partition, as ParameterAveraging's rounds in process
+        EpochMetrics m = new EpochMetrics(epochs, lossSum / examples, correct / examples, testAcc, seconds,
+                examples / seconds, syncs, bytes, 0, Double.NaN, steps, List.of(), Double.NaN);
+        history.add(m);
+        return m;
     }
 
     /** Trains {@code numEpochs} epochs over {@code data}, evaluating on {@code testSet} (may be null) after each. */
@@ -232,50 +237,7 @@ public final class SparkTrainer implements AutoCloseable {
      * model is the driver's copy, evaluated on the driver's CPU.
      */
     public EpochTrainer epochs(ShardedData data, RandomAccessDataset testSet) {
-        return new EpochTrainer() {
-            @Override
-            public EpochMetrics trainEpoch(EpochListener events) {
-                return SparkTrainer.this.trainEpoch(data, testSet, events);
-            }
-
-            @Override
-            public Block getNet() {
-                return net;
-            }
-
-            @Override
-            public List<Device> getDevices() {
-                return List.of(Device.cpu());
-            }
-
-            @Override
-            public boolean hasTestSet() {
-                return testSet != null;
-            }
-
-            @Override
-            public boolean progress() {
-                return progress;
-            }
-
-            @Override
-            public ParameterSnapshot snapshot() {
-                return ParameterSnapshot.of(net, manager);
-            }
-
-            @Override
-            public void restore(ParameterSnapshot snapshot) {
-                snapshot.copyInto(net);
-            }
-        };
-    }
-
-    /** Silences an slf4j-simple logger (created after this call), unless the user configured it. */
-    private static void quiet(String logger) {
-        String key = "org.slf4j.simpleLogger.log." + logger;
-        if (System.getProperty(key) == null) {
-            System.setProperty(key, "off");
-        }
+        return new SparkEpochs(this, data, testSet);
     }
 
     /** The error to throw for a failed round: names the partition when a task said which. */
@@ -315,6 +277,7 @@ public final class SparkTrainer implements AutoCloseable {
         private JavaSparkContext context;
         private Initializer initializer = Init.pytorchLike();
         private boolean progress;
+        private Checkpoints checkpoints;
 
         private Builder(ModelFactory model) {
             if (model == null) {
@@ -374,6 +337,24 @@ public final class SparkTrainer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Keeps checkpoints of the driver's state in {@code dir} after every epoch ({@link Checkpoints#in}); a
+         * run resumes from the newest valid one there, unless {@code optResume(false)}.
+         */
+        public Builder optCheckpoints(Path dir) {
+            this.checkpoints = Checkpoints.in(dir);
+            return this;
+        }
+
+        /** Whether a run resumes from the checkpoints (default true) or starts afresh; needs {@link #optCheckpoints}. */
+        public Builder optResume(boolean resume) {
+            if (checkpoints == null) {
+                throw new IllegalArgumentException("optResume(...) is a setting of checkpoints: call optCheckpoints(dir) first.");
+            }
+            this.checkpoints = checkpoints.resume(resume);
+            return this;
+        }
+
         /** Starts Spark (unless given a context) and initialises the driver's network. */
         public SparkTrainer build() {
             if (optimizer == null) {
@@ -382,6 +363,9 @@ public final class SparkTrainer implements AutoCloseable {
             // Here, not in the first task: an optimizer whose state cannot be carried is refused at once.
             Djl.setup();
             org.d2l.multigpu.parallel.OptimizerState.of(optimizer.newOptimizer());
+            if (checkpoints != null) {
+                checkpoints.checkWritable();
+            }
             return new SparkTrainer(this);
         }
     }

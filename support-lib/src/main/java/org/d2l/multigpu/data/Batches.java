@@ -3,6 +3,8 @@ package org.d2l.multigpu.data;
 import ai.djl.ndarray.NDManager;
 import ai.djl.training.dataset.Batch;
 import ai.djl.training.dataset.Dataset;
+import ai.djl.training.dataset.RandomAccessDataset;
+import ai.djl.training.dataset.Sampler;
 import ai.djl.translate.TranslateException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -20,7 +22,17 @@ public final class Batches {
 
     /** The same, read ahead on {@code prefetcher}'s thread through DJL's own prefetching (none when null). */
     public static Iterable<Batch> of(Dataset data, NDManager manager, ExecutorService prefetcher, String what) {
+        return of(data, manager, null, prefetcher, what);
+    }
+
+    /** The same, drawn by {@code order} instead of the data set's own sampler (unless null; needs random access). */
+    public static Iterable<Batch> of(Dataset data, NDManager manager, Sampler order, ExecutorService prefetcher,
+            String what) {
         try {
+            if (order != null) {
+                RandomAccessDataset r = (RandomAccessDataset) data;
+                return prefetcher == null ? r.getData(manager, order) : r.getData(manager, order, prefetcher);
+            }
             return prefetcher == null ? data.getData(manager) : data.getData(manager, prefetcher);
         } catch (IOException ex) {
             throw new UncheckedIOException("Could not read the " + what + " set: " + ex.getMessage(), ex);

@@ -7,9 +7,6 @@ import ai.djl.ndarray.NDManager;
 import ai.djl.training.dataset.ArrayDataset;
 import ai.djl.training.dataset.Batch;
 import ai.djl.training.dataset.Dataset;
-import ai.djl.translate.TranslateException;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -35,21 +32,15 @@ public final class NonIid {
         }
         List<NDArray> xs = new ArrayList<>();
         List<NDArray> ys = new ArrayList<>();
-        try {
-            for (Batch b : dataset.getData(manager)) {
-                try (b) {
-                    NDArray x = b.getData().head().duplicate();
-                    NDArray y = b.getLabels().head().duplicate();
-                    x.attach(manager);
-                    y.attach(manager);
-                    xs.add(x);
-                    ys.add(y);
-                }
+        for (Batch b : Batches.of(dataset, manager, "training")) {
+            try (b) {
+                NDArray x = b.getData().head().duplicate();
+                NDArray y = b.getLabels().head().duplicate();
+                x.attach(manager);
+                y.attach(manager);
+                xs.add(x);
+                ys.add(y);
             }
-        } catch (IOException ex) {
-            throw new UncheckedIOException(ex);
-        } catch (TranslateException ex) {
-            throw new IllegalStateException("Could not read a batch: " + ex.getMessage(), ex);
         }
         try (NDManager tmp = manager.newSubManager()) {
             NDArray x = NDArrays.concat(new NDList(xs));

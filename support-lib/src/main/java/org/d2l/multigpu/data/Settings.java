@@ -9,6 +9,7 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 import org.d2l.multigpu.runtime.Env;
+import org.d2l.multigpu.runtime.Memory;
 
 /**
  * Run settings from environment variables, each with a system-property fallback of the same
@@ -26,12 +27,20 @@ public final class Settings {
     public static final String FASHION_MNIST_DIR = "FASHION_MNIST_DIR";
     /** Folder for the unpacked Fashion-MNIST files (absent: the project's build/data/fashion-mnist). */
     public static final String D2L_DATA_CACHE = "D2L_DATA_CACHE";
+    /** Who chose this machine's defaults of DATASET_LIMIT and MAX_EPOCH (binder/start: "binder/start"), shown by {@link #describe()}. */
+    public static final String D2L_DEFAULTS = "D2L_DEFAULTS";
+    /** Seconds a session on this machine may last (binder/start: 3600); longer runs get a warning. */
+    public static final String D2L_SESSION_LIMIT = "D2L_SESSION_LIMIT";
 
     /** The first stage's channel count of the lessons' ResNet-18 (absent: the lesson chooses by device). */
     public static final String RESNET_WIDTH = "RESNET_WIDTH";
 
+    /** {@code false}: a lesson's long runs start afresh instead of resuming from their checkpoints (absent: resume). */
+    public static final String D2L_RESUME = "D2L_RESUME";
+
     private static final List<String> NAMES =
-            List.of(DATASET_LIMIT, MAX_EPOCH, FASHION_MNIST_DIR, D2L_DATA_CACHE, RESNET_WIDTH);
+            List.of(DATASET_LIMIT, MAX_EPOCH, FASHION_MNIST_DIR, D2L_DATA_CACHE, D2L_DEFAULTS, D2L_SESSION_LIMIT,
+                    RESNET_WIDTH, D2L_RESUME);
 
     private final Map<String, String> values;
 
@@ -92,12 +101,46 @@ public final class Settings {
         return Math.min(requested, maxEpoch().orElse(requested));
     }
 
-    /** The run's settings in one line, for a notebook's first output (for example "DATASET_LIMIT=512, MAX_EPOCH=1"). */
+    /**
+     * The run's settings in one line, for a notebook's first output (for example "DATASET_LIMIT=512, MAX_EPOCH=1"),
+     * with who chose them and the CPUs and memory they are meant for when {@code D2L_DEFAULTS} is set.
+     */
     public String describe() {
-        return DATASET_LIMIT + "=" + (datasetLimit().isPresent() ? String.valueOf(datasetLimit().getAsLong())
+        String line = DATASET_LIMIT + "=" + (datasetLimit().isPresent() ? String.valueOf(datasetLimit().getAsLong())
                 : "not set (all examples)") + ", " + MAX_EPOCH + "="
                 + (maxEpoch().isPresent() ? String.valueOf(maxEpoch().getAsInt()) : "not set (the lesson's epochs)")
                 + (resnetWidth().isPresent() ? ", " + RESNET_WIDTH + "=" + resnetWidth().getAsInt() : "");
+        String by = values.get(D2L_DEFAULTS);
+        if (by == null) {
+            return line;
+        }
+        return line + String.format(Locale.ROOT, " (defaults of %s for this machine's %d CPU(s) and %.1f GB%s;"
+                + " a cell such as System.setProperty(\"%s\", \"6000\") changes one before the data is loaded)", by,
+                Runtime.getRuntime().availableProcessors(), Memory.availableBytes() / 1e9,
+                sessionLimit().isPresent() ? String.format(Locale.ROOT, ", sessions of about %s",
+                        minutes(sessionLimit().getAsLong())) : "", propertyName(DATASET_LIMIT));
+    }
+
+    /** Returns {@code D2L_SESSION_LIMIT}, the seconds a session on this machine may last, if set. */
+    public OptionalLong sessionLimit() {
+        return positive(D2L_SESSION_LIMIT);
+    }
+
+    private static String minutes(long seconds) {
+        return seconds % 3600 == 0 ? (seconds / 3600) + " h" : Math.round(seconds / 60.0) + " min";
+    }
+
+    /** Whether a lesson's runs resume from their checkpoints: true unless {@code D2L_RESUME} is false (or 0). */
+    public boolean resume() {
+        String raw = values.get(D2L_RESUME);
+        if (raw == null || raw.equalsIgnoreCase("true") || raw.equals("1")) {
+            return true;
+        }
+        if (raw.equalsIgnoreCase("false") || raw.equals("0")) {
+            return false;
+        }
+        throw new IllegalArgumentException(D2L_RESUME + " (environment variable, or -D" + propertyName(D2L_RESUME)
+                + ") must be true or false, got \"" + raw + "\"");
     }
 
     /** Returns {@code RESNET_WIDTH}, the first stage's channel count for ResNet-18, if set. */

@@ -4,6 +4,9 @@ import ai.djl.ndarray.NDManager;
 import ai.djl.training.dataset.Batch;
 import ai.djl.training.dataset.RandomAccessDataset;
 import java.util.Locale;
+import java.util.OptionalLong;
+import org.d2l.multigpu.data.Batches;
+import org.d2l.multigpu.data.Settings;
 import org.d2l.multigpu.eval.Timer;
 import org.d2l.multigpu.parallel.DataParallelTrainer;
 import org.d2l.multigpu.parallel.ParameterSnapshot;
@@ -31,7 +34,7 @@ public record TimeEstimate(double secondsPerExample, long trainExamples, long te
         Timer perExample = new Timer();
         try (ParameterSnapshot before = trainer.snapshot(); NDManager manager = NDManager.newBaseManager()) {
             int done = 0;
-            for (Batch batch : trainSet.getData(manager)) {
+            for (Batch batch : Batches.of(trainSet, manager, "training")) {
                 try (batch) {
                     long start = System.nanoTime();
                     StepResult r = trainer.trainStep(batch.getData().head(), batch.getLabels().head());
@@ -46,8 +49,6 @@ public record TimeEstimate(double secondsPerExample, long trainExamples, long te
                 }
             }
             trainer.restore(before);
-        } catch (java.io.IOException | ai.djl.translate.TranslateException e) {
-            throw new IllegalStateException("could not read the training data: " + e.getMessage(), e);
         }
         if (perExample.times().isEmpty()) {
             throw new IllegalArgumentException("the training set is empty: nothing to time");
@@ -63,6 +64,14 @@ public record TimeEstimate(double secondsPerExample, long trainExamples, long te
     /** The estimate in words, with the settings for a shorter run (DATASET_LIMIT, which limits each split, and MAX_EPOCH). */
     @Override
     public String toString() {
+        return describe(Settings.get().sessionLimit());
+    }
+
+    /**
+     * The estimate in words, warning first when the run takes longer than {@code sessionLimit} seconds (a
+     * session's length on this machine, {@code D2L_SESSION_LIMIT}: binder/start sets mybinder.org's hour).
+     */
+    public String describe(OptionalLong sessionLimit) {
         long limit = Math.max(1000, trainExamples / 10);
         String shorter;
         if (trainExamples > limit) {
@@ -72,9 +81,14 @@ public record TimeEstimate(double secondsPerExample, long trainExamples, long te
         } else {
             shorter = numEpochs > 1 ? "For a shorter run lower MAX_EPOCH." : "This is already a short run.";
         }
+        String warning = sessionLimit.isPresent() && seconds() > sessionLimit.getAsLong()
+                ? String.format(Locale.ROOT, " Warning: that is longer than a session on this machine lasts (%s, "
+                        + "D2L_SESSION_LIMIT=%d s): the session would end before the run does.",
+                        human(sessionLimit.getAsLong()), sessionLimit.getAsLong())
+                : "";
         return String.format(Locale.ROOT, "Estimated time: %s for %d epoch(s) of %d training and %d test images "
-                + "(%.1f ms per training image, timed here). %s", human(seconds()), numEpochs, trainExamples,
-                testExamples, secondsPerExample * 1e3, shorter);
+                + "(%.1f ms per training image, timed here).%s %s", human(seconds()), numEpochs, trainExamples,
+                testExamples, secondsPerExample * 1e3, warning, shorter);
     }
 
     /** A duration in words: "about 40 s", "about 20 min" or "about 9.1 h". */

@@ -46,6 +46,11 @@ final class CellProgress implements EpochListener {
         CellOutput.println((bar != null ? "\n" : "") + stop.getMessage());
     }
 
+    @Override
+    public void onCheckpointNote(String message) {
+        CellOutput.println(message); // e.g. "Resumed from build/checkpoints/...: epochs 1 to 3 done before"
+    }
+
     /** Gives every run this listener; registered in {@code META-INF/services}. */
     public static final class Provider implements EpochListener.Provider {
 

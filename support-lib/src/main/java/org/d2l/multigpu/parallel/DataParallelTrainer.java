@@ -15,6 +15,7 @@ import ai.djl.training.optimizer.Optimizer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import org.d2l.multigpu.checkpoint.Checkpoints;
 import org.d2l.multigpu.devices.Devices;
 import org.d2l.multigpu.devices.ReplicaStore;
 import org.d2l.multigpu.eval.Accuracy;
@@ -33,6 +34,12 @@ import org.d2l.multigpu.runtime.NoGrad;
  * How the replicas compute is asked of a {@link PrecisionPolicy}: with {@code optDataType(DataType.FLOAT16)}
  * they compute in float16 against float32 master weights with dynamic loss scaling; the block's own
  * arrays stay the float32 master of replica 0, on which the test accuracy is evaluated.
+ *
+ * <p>A shuffled training set (DJL's random sampling) is read in an order drawn from the trainer's seed and
+ * the epoch's number, so that a run resumed from a checkpoint ({@code optCheckpoints}) reads what an
+ * unbroken run reads. A resumed run ends with the parameters and history of the unbroken run bit for bit
+ * on one device and on virtual replicas on the CPU (both compute one after another, in a fixed order);
+ * GPUs on worker threads only as far as their kernels are deterministic.
  */
 public final class DataParallelTrainer implements AutoCloseable {
 
@@ -59,7 +66,9 @@ public final class DataParallelTrainer implements AutoCloseable {
     private final ReplicaWorkers workers;
     private final List<EpochMetrics> history = new ArrayList<>();
     private final EpochTally tally = new EpochTally();
+    private final Checkpoints checkpoints;
     private long steps;
+    private long shuffleSeed;
 
     private DataParallelTrainer(TrainerSettings<?> s) {
         Djl.setup();
@@ -70,6 +79,8 @@ public final class DataParallelTrainer implements AutoCloseable {
         this.sync = s.sync;
         this.progress = s.progress;
         this.prefetch = s.prefetch;
+        this.checkpoints = s.checkpoints;
+        this.shuffleSeed = s.shuffleSeed != null ? s.shuffleSeed : ai.djl.util.RandomUtils.RANDOM.nextLong();
         Device home = devices.get(0);
         this.manager = NDManager.newBaseManager(home);
         if (net.isInitialized()) {
@@ -273,6 +284,41 @@ public final class DataParallelTrainer implements AutoCloseable {
      */
     public EpochMetrics trainEpoch(RandomAccessDataset trainSet, RandomAccessDataset testSet) {
         return epochs(trainSet, testSet).trainEpoch(EpochListeners.of(progress));
+    }
+
+    /** The seed of the data order: epoch e of a shuffled training set is read in an order drawn from (seed, e). */
+    long shuffleSeed() {
+        return shuffleSeed;
+    }
+
+    /** The checkpoint settings of the builder, or null. */
+    Checkpoints checkpoints() {
+        return checkpoints;
+    }
+
+    Optimizer optimizer() {
+        return optimizer;
+    }
+
+    NDManager manager() {
+        return manager;
+    }
+
+    Replicas masters() {
+        return masters;
+    }
+
+    /** Copies the masters into what the replicas compute with, after they were written. */
+    void mastersChanged(NDManager tmp) {
+        precision.mastersChanged(tmp);
+    }
+
+    /** Puts back, from a checkpoint, the finished epochs, the global steps and the data order's seed. */
+    void restoreProgress(List<EpochMetrics> epochs, long steps, long shuffleSeed) {
+        history.clear();
+        history.addAll(epochs);
+        this.steps = steps;
+        this.shuffleSeed = shuffleSeed;
     }
 
     /** Whether the run wants a progress line. */

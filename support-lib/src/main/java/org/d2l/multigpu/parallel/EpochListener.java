@@ -22,6 +22,9 @@ public interface EpochListener {
     /** Called when an interrupt of the training thread stops the run, just before {@code stop} is thrown. */
     default void onInterrupt(TrainingInterruptedException stop) {}
 
+    /** Called with one line about the run's checkpoints: what it resumed from, or a damaged checkpoint it skipped. */
+    default void onCheckpointNote(String message) {}
+
     /**
      * Makes a listener that every run gets without being asked (the notebook package's progress line and
      * interrupt message), found with {@link java.util.ServiceLoader}: the engine knows nothing of notebooks.

@@ -55,4 +55,9 @@ public final class EpochListeners implements EpochListener {
     public void onInterrupt(TrainingInterruptedException stop) {
         all.forEach(l -> l.onInterrupt(stop));
     }
+
+    @Override
+    public void onCheckpointNote(String message) {
+        all.forEach(l -> l.onCheckpointNote(message));
+    }
 }

@@ -3,6 +3,8 @@ package org.d2l.multigpu.parallel;
 import ai.djl.Device;
 import ai.djl.nn.Block;
 import java.util.List;
+import org.d2l.multigpu.checkpoint.CheckpointPart;
+import org.d2l.multigpu.checkpoint.Checkpoints;
 
 /**
  * A trainer bound to its data that trains one epoch at a time: what {@link TrainingLoop} drives, whether
@@ -30,4 +32,22 @@ public interface EpochTrainer {
 
     /** Writes {@code snapshot} back into the model (every replica), bit for bit. */
     void restore(ParameterSnapshot snapshot);
+
+    /** The metrics of every epoch this trainer has finished, across runs (none by default). */
+    default List<EpochMetrics> getHistory() {
+        return List.of();
+    }
+
+    /** Where and how this trainer's runs keep checkpoints (its builder's {@code optCheckpoints}), or null: none. */
+    default Checkpoints checkpoints() {
+        return null;
+    }
+
+    /**
+     * The trainer's state after its last finished epoch as a checkpoint part (parameters, optimizer state,
+     * history), or null when it cannot be checkpointed (the default).
+     */
+    default CheckpointPart state() {
+        return null;
+    }
 }

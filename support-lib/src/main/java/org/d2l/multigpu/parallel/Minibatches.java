@@ -6,6 +6,7 @@ import ai.djl.ndarray.NDList;
 import ai.djl.ndarray.NDManager;
 import ai.djl.training.dataset.Batch;
 import ai.djl.training.dataset.RandomAccessDataset;
+import ai.djl.training.dataset.Sampler;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -27,7 +28,8 @@ final class Minibatches implements AutoCloseable {
     private final Iterator<Batch> it;
     private NDManager held;
 
-    Minibatches(RandomAccessDataset trainSet, NDManager manager, boolean prefetch, int perStep) {
+    /** The batches of {@code trainSet} drawn by {@code order} (null: the data set's own sampler). */
+    Minibatches(RandomAccessDataset trainSet, Sampler order, NDManager manager, boolean prefetch, int perStep) {
         this.parent = manager;
         this.perStep = perStep;
         this.held = manager.newSubManager();
@@ -36,7 +38,7 @@ final class Minibatches implements AutoCloseable {
             t.setDaemon(true);
             return t;
         }) : null;
-        it = Batches.of(trainSet, manager, prefetcher, "training").iterator();
+        it = Batches.of(trainSet, manager, order, prefetcher, "training").iterator();
     }
 
     /**

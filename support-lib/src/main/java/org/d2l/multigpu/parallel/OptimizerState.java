@@ -156,4 +156,30 @@ public final class OptimizerState {
         copy.detach();
         maps.get(kind).computeIfAbsent(key, k -> new ConcurrentHashMap<>()).put(device, copy);
     }
+
+    /** Visits one state array: its kind (index), key, device and values. */
+    @FunctionalInterface
+    public interface Visitor {
+        /** Called for each state array. */
+        void visit(int kind, String key, Device device, NDArray value);
+    }
+
+    /** Calls {@code visitor} for every state array the optimizer holds now, kind by kind. */
+    public void forEach(Visitor visitor) {
+        for (int kind = 0; kind < maps.size(); kind++) {
+            for (Map.Entry<String, Map<Device, NDArray>> e : maps.get(kind).entrySet()) {
+                for (Map.Entry<Device, NDArray> d : e.getValue().entrySet()) {
+                    visitor.visit(kind, e.getKey(), d.getKey(), d.getValue());
+                }
+            }
+        }
+    }
+
+    /** Drops every state array (freeing it), as if the optimizer had not updated yet. */
+    public void clear() {
+        for (Map<String, Map<Device, NDArray>> kind : maps) {
+            kind.values().forEach(perDevice -> perDevice.values().forEach(NDArray::close));
+            kind.clear();
+        }
+    }
 }

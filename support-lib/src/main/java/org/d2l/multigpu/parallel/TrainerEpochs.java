@@ -7,6 +7,8 @@ import ai.djl.nn.Block;
 import ai.djl.training.dataset.RandomAccessDataset;
 import java.util.List;
 import java.util.Locale;
+import org.d2l.multigpu.checkpoint.CheckpointPart;
+import org.d2l.multigpu.checkpoint.Checkpoints;
 import org.d2l.multigpu.data.Batches;
 import org.d2l.multigpu.eval.Accuracy;
 import org.d2l.multigpu.runtime.NoGrad;
@@ -47,7 +49,8 @@ final class TrainerEpochs implements EpochTrainer {
         events.onEpochStart(epoch, trainSet.size());
         tally.reset();
         try (NoGrad g = NoGrad.scope();
-                Minibatches batches = new Minibatches(trainSet, manager, prefetch, own ? k : 1)) {
+                Minibatches batches = new Minibatches(trainSet, org.d2l.multigpu.data.DataOrder.of(trainSet, t.shuffleSeed(), epoch), manager,
+                        prefetch, own ? k : 1)) {
             for (List<NDList> group = nextGroup(batches, events); !group.isEmpty(); group = nextGroup(batches, events)) {
                 long t0 = System.nanoTime();
                 StepResult r = own
@@ -85,6 +88,23 @@ final class TrainerEpochs implements EpochTrainer {
             events.onInterrupt(stop);
             throw stop;
         }
+    }
+
+    @Override
+    public List<EpochMetrics> getHistory() {
+        return t.getHistory();
+    }
+
+    @Override
+    public Checkpoints checkpoints() {
+        return t.checkpoints();
+    }
+
+    @Override
+    public CheckpointPart state() {
+        // the data is part of the run: a checkpoint of a smaller DATASET_LIMIT must not pass for this run's
+        return new TrainerState(t, java.util.Map.of("training examples", String.valueOf(trainSet.size()),
+                "test examples", String.valueOf(testSet == null ? 0 : testSet.size())));
     }
 
     @Override

@@ -10,6 +10,8 @@ import ai.djl.training.optimizer.Nag;
 import ai.djl.training.optimizer.Optimizer;
 import ai.djl.training.tracker.Tracker;
 import java.util.List;
+import java.nio.file.Path;
+import org.d2l.multigpu.checkpoint.Checkpoints;
 import org.d2l.multigpu.devices.Devices;
 import org.d2l.multigpu.models.Init;
 import org.d2l.multigpu.precision.LossScaler;
@@ -36,6 +38,8 @@ public abstract class TrainerSettings<B extends TrainerSettings<B>> {
     DataType dataType = DataType.FLOAT32;
     LossScaler lossScaler;
     boolean masterWeights = true;
+    Checkpoints checkpoints;
+    Long shuffleSeed;
 
     TrainerSettings(Block net) {
         if (net == null) {
@@ -151,6 +155,43 @@ public abstract class TrainerSettings<B extends TrainerSettings<B>> {
         return self();
     }
 
+    /**
+     * Keeps checkpoints in {@code dir}: after every epoch of {@code fit} and early stopping the parameters,
+     * optimizer state, loss scale, data order and metrics history (the last 3 kept); the next {@code fit}
+     * resumes from the newest valid one there, saying so in one line, unless {@link #optResume optResume(false)}.
+     */
+    public B optCheckpoints(Path dir) {
+        return optCheckpoints(Checkpoints.in(dir));
+    }
+
+    /** Keeps checkpoints as {@code settings} say (folder, how many kept, resume, background writing). */
+    public B optCheckpoints(Checkpoints settings) {
+        this.checkpoints = settings;
+        return self();
+    }
+
+    /**
+     * Whether {@code fit} resumes from the checkpoints (true, the default) or starts afresh (false), removing
+     * the checkpoints of an earlier run from the folder when its first epoch begins; needs {@link #optCheckpoints}.
+     */
+    public B optResume(boolean resume) {
+        if (checkpoints == null) {
+            throw new IllegalArgumentException("optResume(...) is a setting of checkpoints: call optCheckpoints(dir) first.");
+        }
+        this.checkpoints = checkpoints.resume(resume);
+        return self();
+    }
+
+    /**
+     * The seed of the order in which a shuffled training set is read: epoch e in an order drawn from
+     * (seed, e). Default: drawn from DJL's random generator when the trainer is built, so that
+     * {@code Engine.getInstance().setRandomSeed(...)} before it fixes it; a resumed run takes the checkpoint's.
+     */
+    public B optShuffleSeed(long seed) {
+        this.shuffleSeed = seed;
+        return self();
+    }
+
     /** Whether progress bars are on: env {@code D2L_PROGRESS} or property {@code d2l.progress} = false turns them off. */
     static boolean progressByDefault() {
         return Env.isOn("D2L_PROGRESS", true);
@@ -174,6 +215,9 @@ public abstract class TrainerSettings<B extends TrainerSettings<B>> {
         if (!net.isInitialized() && inputShape == null) {
             throw new IllegalArgumentException("The block is not initialised: give the builder optInputShape(...) "
                     + "(for example new Shape(1, 1, 28, 28)) or initialise the block first.");
+        }
+        if (checkpoints != null) {
+            checkpoints.checkWritable();
         }
         return this;
     }

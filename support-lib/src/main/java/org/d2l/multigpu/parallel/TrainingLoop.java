@@ -1,12 +1,14 @@
 package org.d2l.multigpu.parallel;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Predicate;
+import org.d2l.multigpu.checkpoint.CheckpointPart;
 
 /**
  * The one epoch loop of every trainer: {@code fit} for a number of epochs, and early stopping, over an
- * {@link EpochTrainer} in this process or on Spark; listeners hear of every epoch.
+ * {@link EpochTrainer} in this process or on Spark; listeners hear of every epoch. When the trainer keeps
+ * checkpoints ({@link EpochTrainer#checkpoints()}) the loop writes one after every epoch and a run resumes
+ * from the newest valid one of its epochs, which listeners hear of ({@link EpochListener#onCheckpointNote}).
  */
 public final class TrainingLoop {
 
@@ -26,16 +28,29 @@ public final class TrainingLoop {
      */
     public static List<EpochMetrics> run(EpochTrainer trainer, int maxEpochs, Predicate<EpochMetrics> stopAfter,
             EpochListener... listeners) {
+        return run(trainer, maxEpochs, stopAfter, null, listeners);
+    }
+
+    /**
+     * The same, with {@code caller}'s own state (early stopping's best model and scores; may be null) in
+     * every checkpoint beside the trainer's; a resumed run's finished epochs are told to the listeners'
+     * {@code onEpoch} again and returned with the new ones, and {@code stopAfter} is asked only of new ones.
+     */
+    public static List<EpochMetrics> run(EpochTrainer trainer, int maxEpochs, Predicate<EpochMetrics> stopAfter,
+            CheckpointPart caller, EpochListener... listeners) {
         EpochListeners events = EpochListeners.of(trainer.progress(), listeners);
-        events.onFitStart(maxEpochs);
-        List<EpochMetrics> run = new ArrayList<>();
-        boolean stop = false;
-        while (!stop && (maxEpochs == 0 || run.size() < maxEpochs)) {
-            EpochMetrics m = trainer.trainEpoch(events);
-            run.add(m);
-            events.onEpoch(m);
-            stop = stopAfter.test(m);
+        try (RunCheckpoints checkpoints = RunCheckpoints.of(trainer, caller)) {
+            events.onFitStart(maxEpochs);
+            List<EpochMetrics> run = checkpoints.resume(maxEpochs, events);
+            boolean stop = checkpoints.stopped();
+            while (!stop && (maxEpochs == 0 || run.size() < maxEpochs)) {
+                EpochMetrics m = trainer.trainEpoch(events);
+                run.add(m);
+                events.onEpoch(m);
+                stop = stopAfter.test(m);
+                checkpoints.save(stop);
+            }
+            return run;
         }
-        return run;
     }
 }

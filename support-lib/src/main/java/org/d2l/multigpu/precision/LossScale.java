@@ -28,6 +28,22 @@ public final class LossScale {
         return skipped;
     }
 
+    /** The good steps in a row since the scale last changed. */
+    public int goodSteps() {
+        return goodSteps;
+    }
+
+    /** Puts the running scale back as a checkpoint saved it: the scale, the good steps in a row, the skipped steps. */
+    public void restore(float scale, int goodSteps, long skipped) {
+        if (!(scale > 0) || goodSteps < 0 || skipped < 0) {
+            throw new IllegalArgumentException("Not a loss scale state: scale " + scale + ", " + goodSteps
+                    + " good steps, " + skipped + " skipped.");
+        }
+        this.scale = scale;
+        this.goodSteps = goodSteps;
+        this.skipped = skipped;
+    }
+
     /** Records a step whose gradients were all finite: after enough of them in a row the scale doubles. */
     void stepTaken() {
         if (++goodSteps >= growthInterval) {

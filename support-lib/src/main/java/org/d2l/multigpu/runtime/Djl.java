@@ -12,7 +12,8 @@ public final class Djl {
     /**
      * Configures DJL before its engine starts: no telemetry, offline when the natives are on the
      * classpath, quiet logging, freed tensor memory kept in the process and huge pages for large
-     * arrays ({@link NativeMemory}); safe to call any number of times.
+     * arrays ({@link NativeMemory}), PyTorch's threads capped at a container's CPU quota ({@link CpuQuota});
+     * safe to call any number of times.
      */
     public static void setup() {
         if (done) {
@@ -29,6 +30,7 @@ public final class Djl {
             }
             NativeMemory.keepFreedMemory();
             NativeMemory.hugePages(); // before the engine's first allocation, which reads it
+            CpuQuota.capTorchThreads(); // before the engine starts, which reads it (Binder: 1 CPU)
             done = true;
         }
     }

@@ -112,6 +112,25 @@ class SettingsTest {
     }
 
     @Test
+    void describeSaysWhoChoseTheDefaultsTheMachineAndTheSessionLength() {
+        String text = Settings.from(Map.of("DATASET_LIMIT", "3000", "MAX_EPOCH", "3", "D2L_DEFAULTS", "binder/start",
+                "D2L_SESSION_LIMIT", "3600")).describe();
+        assertTrue(text.startsWith("DATASET_LIMIT=3000, MAX_EPOCH=3 (defaults of binder/start for this machine's "
+                + Runtime.getRuntime().availableProcessors() + " CPU(s) and "), text);
+        assertTrue(text.contains("GB, sessions of about 1 h; a cell such as System.setProperty(\"dataset.limit\", "
+                + "\"6000\") changes one before the data is loaded)"), text);
+    }
+
+    @Test
+    void sessionLimitMustBeAPositiveNumberOfSeconds() {
+        assertEquals(OptionalLong.of(3600), Settings.from(Map.of("D2L_SESSION_LIMIT", "3600")).sessionLimit());
+        assertEquals(OptionalLong.empty(), Settings.from(Map.of()).sessionLimit());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> Settings.from(Map.of("D2L_SESSION_LIMIT", "1h")).sessionLimit());
+        assertTrue(e.getMessage().contains("D2L_SESSION_LIMIT"), e.getMessage());
+    }
+
+    @Test
     void describeNamesBothSettingsAndTheirValues() {
         assertEquals("DATASET_LIMIT=512, MAX_EPOCH=1",
                 Settings.from(Map.of("DATASET_LIMIT", "512", "MAX_EPOCH", "1")).describe());
@@ -129,5 +148,15 @@ class SettingsTest {
                 () -> Settings.from(Map.of("RESNET_WIDTH", "wide")).resnetWidth());
         org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().contains("-Dresnet.width"), e.getMessage());
         assertThrows(IllegalArgumentException.class, () -> Settings.from(Map.of("RESNET_WIDTH", "4096")).resnetWidth());
+    }
+
+    @Test
+    void resumeIsOnUnlessD2lResumeIsFalseAndOtherValuesAreRefused() {
+        assertEquals(true, Settings.from(Map.of()).resume());
+        assertEquals(false, Settings.from(Map.of("D2L_RESUME", "false")).resume());
+        assertEquals(false, Settings.from(Map.of("D2L_RESUME", "0")).resume());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> Settings.from(Map.of("D2L_RESUME", "no")).resume());
+        org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().contains("true or false"), e.getMessage());
     }
 }

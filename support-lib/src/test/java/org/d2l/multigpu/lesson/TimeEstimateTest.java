@@ -43,6 +43,24 @@ class TimeEstimateTest {
     }
 
     @Test
+    void aRunLongerThanTheSessionIsWarnedAboutBeforeTheShorterSettings() {
+        TimeEstimate e = new TimeEstimate(0.03, 60000, 10000, 10);
+        String text = e.describe(java.util.OptionalLong.of(3600));
+        assertTrue(text.contains("(30.0 ms per training image, timed here). Warning: that is longer than a session "
+                + "on this machine lasts (about 60 min, D2L_SESSION_LIMIT=3600 s): the session would end before the run "
+                + "does."), text);
+        assertTrue(text.indexOf("Warning") < text.indexOf("For a shorter run"), text);
+    }
+
+    @Test
+    void aRunThatFitsTheSessionOrNoSessionLimitHasNoWarning() {
+        TimeEstimate e = new TimeEstimate(0.001, 1000, 1000, 2);
+        assertTrue(!e.describe(java.util.OptionalLong.of(3600)).contains("Warning"), e.describe(java.util.OptionalLong.of(3600)));
+        TimeEstimate longRun = new TimeEstimate(0.03, 60000, 10000, 10);
+        assertTrue(!longRun.describe(java.util.OptionalLong.empty()).contains("Warning"));
+    }
+
+    @Test
     void humanTimesUseSecondsMinutesOrHours() {
         assertEquals("about 30 s", TimeEstimate.human(30));
         assertEquals("about 20 min", TimeEstimate.human(1200));

@@ -30,7 +30,7 @@ public final class TrainerFixture implements AutoCloseable {
     final NDManager manager;
     private final List<AutoCloseable> toClose = new ArrayList<>();
 
-    TrainerFixture() {
+    public TrainerFixture() {
         Djl.setup();
         manager = NDManager.newBaseManager(Device.cpu());
         manager.getEngine().setRandomSeed(1234);

@@ -21,6 +21,10 @@ import org.d2l.multigpu.parallel.TrainingLoop;
  * gets the wrong answer); it compares each epoch with the previous one, not with the best; it
  * stops by throwing {@code EarlyStoppedException}; and it keeps no parameters. Its builder's names
  * ({@code optEpochPatience}, {@code optMaxDuration}) are kept.
+ *
+ * <p>When the trainer keeps checkpoints, each holds the rule's scores and the best epoch's parameters too,
+ * so a resumed run stops where and as an unbroken one stops and restores the same best model; its time
+ * limit counts the time the run had taken before it was broken, not the time in between.
  */
 public final class EarlyStoppingParallelTrainer {
 
@@ -61,23 +65,23 @@ public final class EarlyStoppingParallelTrainer {
     public EarlyStoppingResult fit(EpochListener... listeners) {
         StoppingRule rule = new StoppingRule(config);
         ParameterSnapshot[] best = new ParameterSnapshot[1];
-        StoppingRule.Verdict[] verdict = new StoppingRule.Verdict[1];
         try {
             List<EpochMetrics> history = TrainingLoop.run(trainer, config.getMaxEpochs(), m -> {
-                verdict[0] = rule.observe(config.getMonitor().score(trainer, m));
-                if (verdict[0].newBest()) {
+                StoppingRule.Verdict verdict = rule.observe(config.getMonitor().score(trainer, m));
+                if (verdict.newBest()) {
                     if (best[0] != null) {
                         best[0].close();
                         best[0] = null;
                     }
                     best[0] = trainer.snapshot();
                 }
-                return verdict[0].stop();
-            }, listeners);
+                return verdict.stop();
+            }, new StoppingState(config, rule, trainer, best), listeners);
             if (best[0] != null) {
                 trainer.restore(best[0]);
             }
-            return new EarlyStoppingResult(verdict[0].reason(), verdict[0].message(), config.getMonitor().name(),
+            StoppingRule.Verdict last = rule.last();
+            return new EarlyStoppingResult(last.reason(), last.message(), config.getMonitor().name(),
                     rule.bestEpoch(), rule.bestScore(), rule.scores(), history, rule.elapsed());
         } finally {
             if (best[0] != null) {

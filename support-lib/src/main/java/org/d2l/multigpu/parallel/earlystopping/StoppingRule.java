@@ -30,7 +30,7 @@ public final class StoppingRule {
     }
 
     private final EarlyStoppingConfiguration config;
-    private final Instant start;
+    private Instant start;
     private final List<Double> scores = new ArrayList<>();
     private int bestEpoch;
     private double bestScore = Double.NaN;
@@ -82,6 +82,24 @@ public final class StoppingRule {
         }
         last = new Verdict(epoch, score, newBest, reason, message);
         return last;
+    }
+
+    /** What the rule decided after the last epoch, or null before the first. */
+    Verdict last() {
+        return last;
+    }
+
+    /**
+     * Puts a checkpoint's state back: the scores of the epochs so far, the best epoch and score, the time
+     * the run had taken (its clock goes on from there) and the last decision.
+     */
+    void resume(List<Double> scores, int bestEpoch, double bestScore, Duration elapsed, Verdict last) {
+        this.scores.clear();
+        this.scores.addAll(scores);
+        this.bestEpoch = bestEpoch;
+        this.bestScore = bestScore;
+        this.start = config.getClock().instant().minus(elapsed);
+        this.last = last;
     }
 
     /** How much better {@code score} is than the best so far (negative when worse). */
