@@ -4,8 +4,10 @@
 # "averaging": parameter averaging every 1 and 3 rounds against gradient averaging, 2 virtual
 # replicas, the DL4J example's LeNet, same examples per step; examples/s and bytes synchronised.
 # "precision": FLOAT16 (float32 master weights, loss scaling) against FLOAT32, 1 replica, LeNet and ResNet-18.
-# "spark": parameter averaging on Spark local[2] against the in-process trainer with 2 virtual
-# replicas, averaging every 1 and 10 steps; examples/s and Spark's overhead per averaging round
+# "spark": parameter averaging and ring allreduce (AllreduceTrainer) on Spark local-cluster[2,1,1024] (two executor
+# JVMs; BENCH_ARGS="--master local" for local[2]) against the in-process trainer with 2 virtual
+# replicas, averaging every 1 and 10 steps and gradient averaging; examples/s, ms per step, Spark's overhead per
+# averaging round, where an allreduce step's time goes
 # (not part of "all"; e.g. BENCH_RESULTS=bench/RESULTS-spark.md bench/run.sh spark).
 # "gpu": on a machine with an NVIDIA GPU (built with MVN_ARGS=-Dgpu), the trainer with 1 replica and with 2
 # replicas on one GPU against DJL's Trainer on that GPU, LeNet and ResNet-18 on random images (not in "all").

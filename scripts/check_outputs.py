@@ -16,12 +16,16 @@ the rapaio Java kernel reports some failures without an error status at all. Thi
   * a cell's result that is a Java object's identity ("java.io.PrintStream@45593f7b", shown when a
     cell ends with an expression such as `System.out.printf(...)`): nothing a reader can use.
 
-It also counts the lesson's claims: lines of stream output that start with "✔" (the claim holds) or
-"✘" (it does not), as the support jar's `Claim.that` prints them. With --claims record (a recording)
-a claim that does not hold is a problem, and so is a lesson that printed no claim at all: a recording
-must check its lesson's point. With --claims smoke (CI's tiny settings) failed claims are counted and
-shown but are not problems. The last line of output is "claims: N printed, M hold" (when N > 0 or in
-record mode).
+It also counts the lesson's claims and checks: lines of stream output that start with "✔" (it
+holds) or "✘" (it does not), as the support jar's `Claim.that` (a claim about the run's outcome) and
+`Claim.check` (a check that the code agrees with a formula or an invariant; "✔ check: ...") print
+them. Every such line ends with "(measured: V)", V a number or numbers separated by ", ": a boolean
+("true", "false") or a text there is a problem in every mode, since the mark already says whether it
+holds. With --claims record (a recording) a claim or check that does not hold is a problem, and so
+is a lesson with fewer than 3 claims: a recording must check its lesson's outcome, not only its
+code. With --claims smoke (CI's tiny settings) failed claims and checks are counted and shown but
+are not problems. The last line of output is "claims: N hold of M; checks: K hold of L" (when
+anything was printed or in record mode).
 
 For each problem (the first 5) it prints the cell number, execution count, first source line and the
 message.
@@ -49,6 +53,10 @@ STREAM_ERRORS = [
 ]
 
 CLAIM = re.compile(r"^([✔✘]) .*$", re.M)
+CHECK_WORD = "check: "
+MEASURED = re.compile(r"\(measured: (.*?)(; not checked at the smoke settings .*)?\)$")
+NUMBER = re.compile(r"-?(\d+(\.\d*)?([eE][-+]?\d+)?|NaN|Infinity)$")
+MIN_CLAIMS = 3  # outcome claims a recorded lesson makes at least
 IDENTITY = re.compile(r"[\w.$]+@[0-9a-f]+")  # Object.toString(): class name @ hash code
 LOAD = re.compile(r"^\s*%load\s+(.+?)\s*$", re.M)
 MAX_MESSAGE_LINES = 8
@@ -95,7 +103,7 @@ def load_target(arg):
 
 
 def check(nb, source_dir, claims_mode="smoke"):
-    """The problems found, and the claim lines printed: [(mark, line)]."""
+    """The problems found, and the claim and check lines printed: [(mark, "claim" or "check", line)]."""
     problems = []  # (cell number, execution count, first line, message)
     claims = []
     for number, cell in enumerate(nb.get("cells", []), start=1):
@@ -130,13 +138,43 @@ def check(nb, source_dir, claims_mode="smoke"):
                     if found:
                         report("%s (%s): %s" % (what, output.get("name", "stream"), found.group(0).strip()))
                 for found in CLAIM.finditer(body):
-                    claims.append((found.group(1), found.group(0).strip()))
+                    line = found.group(0).strip()
+                    kind = "check" if line[2:].startswith(CHECK_WORD) else "claim"
+                    claims.append((found.group(1), kind, line))
+                    bad = measured_problem(line)
+                    if bad:
+                        report(bad)
                     if found.group(1) == "✘" and claims_mode == "record":
-                        report("claim does not hold: %s" % found.group(0).strip())
-    if claims_mode == "record" and not claims:
+                        report("%s does not hold: %s" % (kind, line))
+    outcome = sum(1 for _, kind, _ in claims if kind == "claim")
+    if claims_mode == "record" and outcome < MIN_CLAIMS:
         problems.append((0, None, "(whole notebook)",
-                         "no claims printed: a recorded lesson checks its point with Claim.that(...)"))
+                         "%d claim(s) about the run's outcome printed: a recorded lesson checks at least %d with "
+                         "Claim.that(...) (checks of the code with Claim.check do not count)" % (outcome, MIN_CLAIMS)))
     return problems, claims
+
+
+def measured_problem(line):
+    """Why the measured value of a claim or check line is not a number or a list of numbers, or None."""
+    found = MEASURED.search(line)
+    if not found:
+        return "a claim or check without a measured value (\"(measured: ...)\" at its end): %s" % line
+    values = [v.strip() for v in found.group(1).split(",")]
+    if any(v.lower() in ("true", "false") for v in values):
+        return ("measured value is a boolean, which says no more than the mark: measure the number the statement "
+                "judges (a difference, a ratio, a count): %s" % line)
+    if not all(NUMBER.match(v) for v in values):
+        return "measured value is not a number or a list of numbers: %s" % line
+    return None
+
+
+def summary(claims):
+    """"claims: N hold of M; checks: K hold of L"."""
+    parts = []
+    for kind in ("claim", "check"):
+        lines = [mark for mark, k, _ in claims if k == kind]
+        parts.append("%ss: %d hold of %d" % (kind, lines.count("✔"), len(lines)))
+    return "; ".join(parts)
 
 
 def relativize(nb, directory):
@@ -172,7 +210,7 @@ def main():
     parser.add_argument("--relativize", metavar="DIR", action="append", default=[],
                         help="strip the absolute path DIR/ from outputs (repeatable)")
     parser.add_argument("--claims", choices=["record", "smoke", "interactive"], default="smoke",
-                        help="record: a failed claim, or none at all, is a problem (default smoke)")
+                        help="record: a failed claim or check, or fewer than 3 claims, is a problem (default smoke)")
     args = parser.parse_args()
     try:
         with open(args.notebook, encoding="utf-8") as f:
@@ -201,11 +239,11 @@ def main():
     if len(problems) > MAX_PROBLEMS:
         print("  ... and %d more problems in later cells" % (len(problems) - MAX_PROBLEMS))
     if claims or args.claims == "record":
-        failed = [line for mark, line in claims if mark == "✘"]
+        failed = [line for mark, _, line in claims if mark == "✘"]
         if failed and args.claims != "record":
             for line in failed:
                 print("  not held at these settings: %s" % line)
-        print("claims: %d printed, %d hold" % (len(claims), len(claims) - len(failed)))
+        print(summary(claims))
     return 1 if problems else 0
 
 

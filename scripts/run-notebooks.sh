@@ -11,11 +11,14 @@
 #           MAX_EPOCH=$RECORD_MAX_EPOCH (3) (an empty value means no limit), and copies each executed notebook over its source in
 #           notebooks/ only if it passed. Absolute paths of this checkout are removed from outputs.
 # --no-html skip the HTML export.
-# Claims: lessons check statements about their own run with the jar's Claim.that(...), which prints a
-#   line starting with ✔ or ✘. The runner exports D2L_CLAIMS (smoke, or record for --record and
-#   --full). In smoke mode a claim that does not hold is printed as not checked (the data is too small
-#   to show most points) and does not fail; in record and full mode it fails the notebook, so that a
-#   recording whose run contradicts its prose is never saved. Each notebook's line ends with its count.
+# Claims and checks: lessons state what their run shows with the jar's Claim.that(...) (a claim about
+#   the outcome) and what their code must satisfy with Claim.check(...) (a formula or an invariant);
+#   each prints a line starting with ✔ or ✘ ("✔ check: ..." for a check). The runner exports D2L_CLAIMS
+#   (smoke, or record for --record and --full). In smoke mode a claim or check that does not hold is
+#   printed as not checked (the data is too small to show most points) and does not fail; in record
+#   and full mode it fails the notebook, so that a recording whose run contradicts its prose is never
+#   saved, and so does a lesson with fewer than 3 claims. Each notebook's line ends with the two
+#   counts, e.g. "claims: 9 hold of 9; checks: 10 hold of 10".
 # Without NOTEBOOK arguments, every notebooks/*.ipynb runs (in name order) and build/notebooks/ is
 # emptied first.
 #

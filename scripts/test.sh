@@ -6,10 +6,13 @@
 #
 # 1. scripts/setup.sh                (Jupyter, JDK/Maven checks, support jar, kernel)
 # 2. mvn -B $MVN_ARGS test           (unit tests of support-lib, output shown)
-# 3. scripts/test_check_outputs.py   (the output checker: errors, claims in smoke and record mode)
+# 3. scripts/test_check_outputs.py   (the output checker: errors, claims and checks in smoke and record mode)
+#    scripts/test_run_notebooks.py   (the runner: claims and checks counted apart, a failing check refuses)
 #    scripts/test_colab_binder.py    (every lesson's Colab cell and badges, the jars it loads built and
 #                                     provided by the Colab and Binder set-ups, binder/start's defaults)
 # 4. scripts/test_kernel_interrupt.py (a real kernel: training interrupted twice, the next cell runs; ~30 s)
+#    scripts/test_kernel_restart.py   (a real kernel restarted mid-run: the cell resumes from its checkpoint and
+#                                     ends with an unbroken run's parameters; ~20 s)
 # 5. scripts/run-notebooks.sh "$@"   (smoke: DATASET_LIMIT=512, MAX_EPOCH=1 unless set)
 # Stops at the first step that fails; exit status non-zero on any failure.
 set -euo pipefail
@@ -39,12 +42,16 @@ log "==> unit tests: mvn -B ${MVN_ARGS:-} test"
 
 log "==> output checker tests"
 "$PY" "$ROOT/scripts/test_check_outputs.py"
+"$PY" "$ROOT/scripts/test_run_notebooks.py"
 
 log "==> Colab and Binder checks"
 "$PY" "$ROOT/scripts/test_colab_binder.py"
 
 log "==> kernel interrupt test"
 "$PY" "$ROOT/scripts/test_kernel_interrupt.py"
+
+log "==> kernel restart test"
+"$PY" "$ROOT/scripts/test_kernel_restart.py"
 
 log "==> notebooks"
 "$ROOT/scripts/run-notebooks.sh" "$@"

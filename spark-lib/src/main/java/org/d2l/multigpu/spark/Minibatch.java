@@ -83,6 +83,19 @@ public record Minibatch(float[] x, long[] shape, float[] y) implements Serializa
         }
     }
 
+    /** Examples {@code from} to {@code to} - 1 (and their labels) as a minibatch of their own. */
+    public Minibatch slice(int from, int to) {
+        if (from < 0 || to > size() || from > to) {
+            throw new IllegalArgumentException("Examples " + from + " to " + to + " are not a range of this minibatch of "
+                    + size() + ".");
+        }
+        long[] s = shape.clone();
+        s[0] = to - from;
+        int per = size() == 0 ? 0 : x.length / size();
+        return new Minibatch(java.util.Arrays.copyOfRange(x, from * per, to * per), s,
+                java.util.Arrays.copyOfRange(y, from, to));
+    }
+
     /** The number of examples. */
     public int size() {
         return y.length;

@@ -164,7 +164,7 @@ public final class PartitionTrainer implements FlatMapFunction<Iterator<Shard>, 
         }
     }
 
-    private static void zeroGradients(Block net) {
+    static void zeroGradients(Block net) {
         for (Pair<String, Parameter> p : net.getParameters()) {
             if (p.getValue().requiresGradient()) {
                 try (NDArray g = p.getValue().getArray().getGradient()) {
@@ -175,7 +175,7 @@ public final class PartitionTrainer implements FlatMapFunction<Iterator<Shard>, 
     }
 
     /** Writes {@code values} (named "kind/parameter") into the optimizer's state. */
-    private static void loadState(ParameterValues values, OptimizerState state, Block net) {
+    static void loadState(ParameterValues values, OptimizerState state, Block net) {
         NDManager root = net.getParameters().valueAt(0).getArray().getManager();
         Device device = net.getParameters().valueAt(0).getArray().getDevice();
         try (NDManager tmp = root.newSubManager()) {
@@ -194,7 +194,7 @@ public final class PartitionTrainer implements FlatMapFunction<Iterator<Shard>, 
     }
 
     /** The optimizer's state as "kind/parameter" values, freeing its arrays; null when it keeps none. */
-    private static ParameterValues takeState(OptimizerState state, Block net) {
+    static ParameterValues takeState(OptimizerState state, Block net) {
         List<String> names = new ArrayList<>();
         List<long[]> shapes = new ArrayList<>();
         List<float[]> values = new ArrayList<>();

@@ -31,7 +31,12 @@ public final class ShardedData implements AutoCloseable {
         if (batches.isEmpty()) {
             throw new IllegalArgumentException("No minibatches to train on: the data set is empty.");
         }
-        List<Shard> shards = Shard.deal(batches, k);
+        return ofShards(sc, Shard.deal(batches, k));
+    }
+
+    /** Ships {@code shards} (shard p to partition p) to the executors once and keeps them there. */
+    public static ShardedData ofShards(JavaSparkContext sc, List<Shard> shards) {
+        int k = shards.size();
         // One element per slice: parallelize cuts a list of k elements into k slices of one.
         JavaRDD<Shard> rdd = sc.parallelize(shards, k).persist(StorageLevel.MEMORY_AND_DISK());
         // Cut the lineage: later rounds' tasks then carry only a reference to the cached blocks,

@@ -62,9 +62,14 @@ public final class SparkTrainer implements AutoCloseable {
         this.frequency = b.frequency;
         this.progress = b.progress;
         this.checkpoints = b.checkpoints;
-        SparkSession session = SparkSession.open(b.context, b.master, b.partitions);
-        this.sc = session.context();
-        this.ownsContext = session.owned();
+        if (b.context != null) {
+            this.sc = b.context;
+            this.ownsContext = false;
+        } else {
+            SparkContexts.Started started = SparkContexts.start(b.master, b.partitions, "d2l-parameter-averaging");
+            this.sc = started.context();
+            this.ownsContext = started.owned();
+        }
         this.partitions = b.partitions > 0 ? b.partitions : sc.defaultParallelism();
         this.manager = NDManager.newBaseManager(Device.cpu());
         this.net = model.newBlock();
@@ -105,18 +110,6 @@ public final class SparkTrainer implements AutoCloseable {
     /** The metrics of every epoch this trainer has finished, across runs. */
     public List<EpochMetrics> getHistory() {
         return List.copyOf(history);
-    }
-
-    boolean progress() {
-        return progress;
-    }
-
-    NDManager manager() {
-        return manager;
-    }
-
-    Checkpoints checkpoints() {
-        return checkpoints;
     }
 
     OptimizerFactory optimizerFactory() {
@@ -237,7 +230,8 @@ public final class SparkTrainer implements AutoCloseable {
      * model is the driver's copy, evaluated on the driver's CPU.
      */
     public EpochTrainer epochs(ShardedData data, RandomAccessDataset testSet) {
-        return new SparkEpochs(this, data, testSet);
+        return new DriverEpochs(events -> trainEpoch(data, testSet, events), net, manager, testSet != null, progress)
+                .withCheckpoints(this::getHistory, checkpoints, () -> new SparkState(this));
     }
 
     /** The error to throw for a failed round: names the partition when a task said which. */

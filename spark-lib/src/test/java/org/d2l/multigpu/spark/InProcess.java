@@ -4,9 +4,12 @@ import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.DataType;
 import ai.djl.nn.Block;
 import ai.djl.training.dataset.ArrayDataset;
+import java.util.ArrayList;
 import java.util.List;
+import ai.djl.pytorch.jni.JniUtils;
 import org.d2l.multigpu.devices.Devices;
 import org.d2l.multigpu.parallel.DataParallelTrainer;
+import org.d2l.multigpu.parallel.GradientAveraging;
 import org.d2l.multigpu.parallel.ParameterAveraging;
 
 /** The in-process side of the comparison: the support jar's trainer with ParameterAveraging on k virtual replicas. */
@@ -40,6 +43,34 @@ final class InProcess {
                 }
             }
             return ParameterValues.of(net);
+        }
+    }
+
+    /**
+     * {@code epochs} epochs of {@code DataParallelTrainer} with gradient averaging (the mean rule) on
+     * {@code k} virtual replicas from {@code start}, each of {@code batches} a global batch, with one
+     * PyTorch thread (as each Spark task of local[k]); returns the parameters after every epoch.
+     */
+    static List<ParameterValues> trainAveragingGradients(ParameterValues start, List<Minibatch> batches, int k,
+            OptimizerFactory optimizer, int epochs) {
+        int threads = JniUtils.getNumThreads();
+        JniUtils.setNumThreads(1);
+        try (NDManager manager = NDManager.newBaseManager()) {
+            Block net = Models.LENET.newBlock();
+            net.initialize(manager, DataType.FLOAT32, Models.LENET.inputShape());
+            start.loadInto(net);
+            ArrayDataset data = Minibatch.asDataset(batches, manager);
+            List<ParameterValues> after = new ArrayList<>();
+            try (DataParallelTrainer t = DataParallelTrainer.builder(net).setDevices(Devices.virtual(k))
+                    .optOptimizer(optimizer.newOptimizer()).optSync(GradientAveraging.mean()).optProgress(false).build()) {
+                for (int e = 0; e < epochs; e++) {
+                    t.trainEpoch(data, null);
+                    after.add(ParameterValues.of(net));
+                }
+            }
+            return after;
+        } finally {
+            JniUtils.setNumThreads(threads);
         }
     }
 }

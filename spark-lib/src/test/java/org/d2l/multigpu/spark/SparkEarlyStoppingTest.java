@@ -17,7 +17,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-/** Early stopping drives the Spark trainer through the same epoch loop as the in-process trainer. */
+/** Early stopping drives both Spark trainers through the same epoch loop as the in-process trainer. */
 class SparkEarlyStoppingTest {
 
     private static JavaSparkContext sc;
@@ -54,6 +54,29 @@ class SparkEarlyStoppingTest {
             assertEquals(2, r.bestEpoch());
             assertTrue(seen.get(4).maxAbsDifference(seen.get(2)) > 0, "training moved the model after epoch 2");
             assertEquals(0, ParameterValues.of(spark.getNet()).maxAbsDifference(seen.get(2)),
+                    "the driver's model is the best epoch's again");
+        }
+    }
+
+    @Test
+    void ringAllreduceTrainingStopsWhenTheScoreStopsImprovingAndKeepsTheBestEpochsModel() {
+        double[] scores = {3, 1, 2, 2, 2};
+        Map<Integer, ParameterValues> seen = new HashMap<>();
+        ScoreMonitor fixed = ScoreMonitor.lowerIsBetter("fixed score", (t, m) -> {
+            seen.put(m.epoch(), ParameterValues.of(t.getNet()));
+            return scores[m.epoch() - 1];
+        });
+        EarlyStoppingConfiguration config = EarlyStoppingConfiguration.builder().optMonitor(fixed)
+                .optMaxEpochs(scores.length).optEpochPatience(2).build();
+        try (AllreduceTrainer ring = AllreduceTrainer.builder(Models.LENET).setPartitions(2)
+                .optOptimizer(OptimizerFactory.sgd(0.1f)).optContext(sc).build();
+                SplitData data = ring.distribute(SyntheticData.minibatches(2, 8, 11))) {
+            EarlyStoppingResult r = new EarlyStoppingParallelTrainer(config, ring.epochs(data, null)).fit();
+            assertEquals(StopReason.NO_IMPROVEMENT, r.reason(), r.summary());
+            assertEquals(4, r.totalEpochs());
+            assertEquals(2, r.bestEpoch());
+            assertTrue(seen.get(4).maxAbsDifference(seen.get(2)) > 0, "training moved the model after epoch 2");
+            assertEquals(0, ParameterValues.of(ring.getNet()).maxAbsDifference(seen.get(2)),
                     "the driver's model is the best epoch's again");
         }
     }

@@ -12,21 +12,25 @@ import java.util.List;
 import org.apache.spark.SparkConf;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.d2l.multigpu.runtime.Djl;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The job on Spark's {@code local-cluster[2,1,1024]}: a standalone master and worker inside this JVM
  * that start two executors as separate JVMs, as on a real cluster (each loads its own DJL engine and
- * rebuilds the network from the factory; parameters travel by name between JVMs).
+ * rebuilds the network from the factory; parameters travel by name between JVMs), for both Spark trainers.
  */
 class SparkLocalClusterTest {
 
     @TempDir
-    Path sparkHome;
+    static Path sparkHome;
 
-    @Test
-    void twoExecutorJvmsGiveTheSameParametersAsTheInProcessTrainer() throws IOException {
+    private static JavaSparkContext sc;
+
+    @BeforeAll
+    static void startCluster() throws IOException {
         Djl.setup();
         // The worker builds the executor's command line from SPARK_HOME/jars (a Spark distribution's
         // layout): link this JVM's jars there; class folders go to spark.executor.extraClassPath.
@@ -47,15 +51,48 @@ class SparkLocalClusterTest {
                 .set("spark.executor.extraClassPath", String.join(File.pathSeparator, folders))
                 .set("spark.executor.extraJavaOptions", "--enable-native-access=ALL-UNNAMED")
                 .set("spark.ui.enabled", "false").set("spark.driver.host", "127.0.0.1");
-        JavaSparkContext sc = new JavaSparkContext(conf);
-        try {
-            SparkTrainerTest.assertSameAsInProcess(sc, 2, 2, 8, OptimizerFactory.sgd(0.1f, 0.9f));
-            assertEquals(2, sc.sc().getExecutorMemoryStatus().size() - 1, "two executors besides the driver");
-            assertTrue(sc.master().startsWith("local-cluster"));
-        } finally {
+        sc = new JavaSparkContext(conf);
+    }
+
+    @AfterAll
+    static void stopCluster() {
+        if (sc != null) {
             sc.stop();
-            System.clearProperty("spark.testing");
-            System.clearProperty("spark.test.home");
         }
+        System.clearProperty("spark.testing");
+        System.clearProperty("spark.test.home");
+    }
+
+    @Test
+    void twoExecutorJvmsGiveTheSameParametersAsTheInProcessTrainer() {
+        SparkTrainerTest.assertSameAsInProcess(sc, 2, 2, 8, OptimizerFactory.sgd(0.1f, 0.9f));
+        assertEquals(2, sc.sc().getExecutorMemoryStatus().size() - 1, "two executors besides the driver");
+        assertTrue(sc.master().startsWith("local-cluster"));
+    }
+
+    @Test
+    void twoExecutorJvmsRingAllreducingOverTcpEqualTheInProcessTrainerBitForBit() {
+        List<AllreduceEpoch> log = AllreduceTrainerTest.assertBitForBitAsInProcess(sc, SyntheticData.minibatches(6, 16, 21),
+                OptimizerFactory.sgd(0.1f, 0.9f), 100_000, 2, StepHook.none());
+        AllreduceEpoch e = log.get(1);
+        for (int r = 0; r < 2; r++) {
+            assertTrue(e.bytesSentPerStep(r) > 0 && Math.abs(e.bytesSentPerStep(r) - e.ringBytesPerStep()) <= 4.0
+                    * e.results().get(r).buckets(), "rank " + r + " sent " + e.bytesSentPerStep(r) + " bytes a step");
+        }
+    }
+
+    @Test
+    void anExecutorKilledInTheMiddleOfAnEpochIsRetriedFromTheLastCompleteEpochAndGivesTheSameParameters() {
+        // Rank 1's executor JVM dies before its second step of epoch 2, on the first attempt only: the
+        // worker starts a new executor and the driver runs the epoch's stage again.
+        StepHook killExecutor = (rank, epoch, step, attempt) -> {
+            if (rank == 1 && epoch == 2 && step == 1 && attempt == 0) {
+                Runtime.getRuntime().halt(1);
+            }
+        };
+        List<AllreduceEpoch> log = AllreduceTrainerTest.assertBitForBitAsInProcess(sc, SyntheticData.minibatches(4, 16, 8),
+                OptimizerFactory.sgd(0.1f), 25L << 20, 2, killExecutor);
+        assertEquals(2, log.get(1).attempts(), log.get(1).failures().toString());
+        assertEquals(2, sc.sc().getExecutorMemoryStatus().size() - 1, "a new executor took the lost one's place");
     }
 }

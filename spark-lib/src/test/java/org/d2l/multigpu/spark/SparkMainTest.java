@@ -42,4 +42,21 @@ class SparkMainTest {
         assertEquals(2, h.get(0).syncs(), text); // 8 minibatches, 4 per partition, averaged every 2
         assertTrue(h.get(0).testAccuracy() >= 0 && h.get(0).testAccuracy() <= 1, text);
     }
+
+    @Test
+    void theCommandLineJobTrainsByRingAllreduceWithTrainerAllreduce() {
+        assumeTrue(Files.isDirectory(Path.of(FashionMnistData.DEBIAN_DIR))
+                || System.getenv("FASHION_MNIST_DIR") != null, "no Fashion-MNIST files on this machine");
+        ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        List<EpochMetrics> h = SparkMain.run(SparkMain.parse(new String[] {"--master", "local[2]", "--limit", "256",
+                "--epochs", "1", "--batch-size", "64", "--trainer", "allreduce"}), new PrintStream(buf, true, StandardCharsets.UTF_8));
+        String text = buf.toString(StandardCharsets.UTF_8);
+        assertTrue(text.contains("master local[2], 2 partitions in a barrier stage"), text);
+        assertTrue(text.contains("bytes sent per step and rank"), text);
+        assertEquals(4, h.get(0).syncs(), text); // 256 examples in global batches of 64
+        assertTrue(h.get(0).testAccuracy() >= 0 && h.get(0).testAccuracy() <= 1, text);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> SparkMain.run(
+                SparkMain.parse(new String[] {"--trainer", "ring", "--limit", "64"}), new PrintStream(buf, true, StandardCharsets.UTF_8)));
+        assertTrue(e.getMessage().contains("averaging"), e.getMessage());
+    }
 }

@@ -56,18 +56,18 @@ public final class Collectives {
     public static Traffic ringAllreduce(List<NDArray> data) {
         int k = checkSameShape("ringAllreduce", data);
         Shape shape = data.get(0).getShape();
-        long[] starts = chunkStarts(shape.size(), k);
+        RingSchedule ring = RingSchedule.allreduce(shape.size(), k);
         long[] sent = new long[k];
         long[] received = new long[k];
         try (NDManager scratch = data.get(0).getManager().newSubManager()) {
             List<NDArray> flat = workingCopies(data, scratch);
             // Reduce-scatter: at step s device i sends chunk (i - s) mod k; its neighbour adds it in.
             for (int s = 0; s < k - 1; s++) {
-                ringStep(flat, s, false, 0, starts, sent, received, scratch);
+                ringStep(flat, s, false, ring, sent, received, scratch);
             }
             // All-gather: at step s device i sends its summed chunk (i + 1 - s) mod k; its neighbour keeps it.
             for (int s = 0; s < k - 1; s++) {
-                ringStep(flat, s, true, 0, starts, sent, received, scratch);
+                ringStep(flat, s, true, ring, sent, received, scratch);
             }
             for (int i = 0; i < k; i++) {
                 OnDevice.copyInto(flat.get(i).reshape(shape), data.get(i));
@@ -81,14 +81,7 @@ public final class Collectives {
      * first n mod k one element more (so 10 elements on 4 devices give 3, 3, 2, 2).
      */
     public static long[] chunkSizes(long n, int k) {
-        if (k < 1) {
-            throw new IllegalArgumentException("chunkSizes needs at least one device, got " + k + ".");
-        }
-        long[] sizes = new long[k];
-        for (int c = 0; c < k; c++) {
-            sizes[c] = n / k + (c < n % k ? 1 : 0);
-        }
-        return sizes;
+        return RingSchedule.chunkSizes(n, k);
     }
 
     /**
@@ -105,8 +98,9 @@ public final class Collectives {
         long[] received = new long[k];
         try (NDManager scratch = data.get(0).getManager().newSubManager()) {
             List<NDArray> flat = workingCopies(data, scratch);
+            RingSchedule ring = RingSchedule.ownChunks(starts[k], k);
             for (int s = 0; s < k - 1; s++) {
-                ringStep(flat, s, false, -1, starts, sent, received, scratch); // device i ends with chunk i
+                ringStep(flat, s, false, ring, sent, received, scratch); // device i ends with chunk i
             }
             for (int i = 0; i < k; i++) {
                 if (starts[i + 1] > starts[i]) {
@@ -141,8 +135,9 @@ public final class Collectives {
                 }
                 flat.add(buffer);
             }
+            RingSchedule ring = RingSchedule.ownChunks(starts[k], k);
             for (int s = 0; s < k - 1; s++) {
-                ringStep(flat, s, true, -1, starts, sent, received, scratch); // device i starts by sending chunk i
+                ringStep(flat, s, true, ring, sent, received, scratch); // device i starts by sending chunk i
             }
             for (int i = 0; i < k; i++) {
                 OnDevice.copyInto(flat.get(i).reshape(data.get(i).getShape()), data.get(i));
@@ -178,10 +173,10 @@ public final class Collectives {
 
     /** The start of each of the k chunks of {@code n} elements, and n at the end (k + 1 values). */
     private static long[] chunkStarts(long n, int k) {
-        long[] sizes = chunkSizes(n, k);
+        RingSchedule ring = RingSchedule.allreduce(n, k);
         long[] starts = new long[k + 1];
         for (int c = 0; c < k; c++) {
-            starts[c + 1] = starts[c] + sizes[c];
+            starts[c + 1] = ring.chunkEnd(c);
         }
         return starts;
     }
@@ -227,22 +222,21 @@ public final class Collectives {
     }
 
     /**
-     * One ring step: every device i sends one chunk to device i+1 at the same time (messages are
-     * copied first, then delivered), which adds it to its own chunk or, when {@code gather}, keeps it;
-     * {@code shift} moves the schedule so that the reduce-scatter ends on device i holding chunk
-     * i + 1 + shift.
+     * One ring step of {@code ring}'s schedule: every device i sends one chunk to device i+1 at the
+     * same time (messages are copied first, then delivered), which adds it to its own chunk or, when
+     * {@code gather}, keeps it.
      */
-    private static void ringStep(List<NDArray> flat, int s, boolean gather, int shift, long[] starts,
+    private static void ringStep(List<NDArray> flat, int s, boolean gather, RingSchedule ring,
             long[] sent, long[] received, NDManager scratch) {
         int k = flat.size();
         NDArray[] messages = new NDArray[k];
         int[] chunks = new int[k];
         for (int i = 0; i < k; i++) {
-            int c = Math.floorMod((gather ? i + 1 - s : i - s) + shift, k);
+            int c = gather ? ring.allGatherSend(i, s) : ring.reduceScatterSend(i, s);
             chunks[i] = c;
-            if (starts[c + 1] > starts[c]) {
-                int to = (i + 1) % k;
-                NDArray piece = flat.get(i).get(new NDIndex("{}:{}", starts[c], starts[c + 1]));
+            if (ring.chunkSize(c) > 0) {
+                int to = ring.next(i);
+                NDArray piece = flat.get(i).get(new NDIndex("{}:{}", ring.chunkStart(c), ring.chunkEnd(c)));
                 messages[i] = OnDevice.copy(piece, flat.get(to).getDevice(), scratch); // the wire
                 sent[i] += messages[i].size();
                 received[to] += messages[i].size();
@@ -253,8 +247,8 @@ public final class Collectives {
                 continue; // an empty chunk (fewer elements than devices): nothing to send
             }
             int c = chunks[i];
-            NDArray dst = flat.get((i + 1) % k);
-            NDIndex range = new NDIndex("{}:{}", starts[c], starts[c + 1]);
+            NDArray dst = flat.get(ring.next(i));
+            NDIndex range = new NDIndex("{}:{}", ring.chunkStart(c), ring.chunkEnd(c));
             dst.set(range, gather ? messages[i] : dst.get(range).add(messages[i]));
         }
     }

@@ -21,6 +21,15 @@ import tech.tablesaw.api.Table;
  */
 public final class GradientUnderflow {
 
+    /** float16's limits as the histogram names and places its vertical lines. */
+    private static final Map<String, Float> LIMITS = new LinkedHashMap<>();
+
+    static {
+        LIMITS.put("float16 smallest subnormal (6.0e-8)", Float16.SMALLEST_SUBNORMAL);
+        LIMITS.put("float16 smallest normal (6.1e-5)", Float16.SMALLEST_NORMAL);
+        LIMITS.put("float16 largest (65504)", Float16.MAX);
+    }
+
     /** Width of the histogram's bins in decades of |gradient|. */
     static final double BIN = 0.25;
 
@@ -171,11 +180,7 @@ public final class GradientUnderflow {
                 top = Math.max(top, b.getValue());
             }
         }
-        Map<String, Float> limits = new LinkedHashMap<>();
-        limits.put("float16 smallest subnormal (6.0e-8)", Float16.SMALLEST_SUBNORMAL);
-        limits.put("float16 smallest normal (6.1e-5)", Float16.SMALLEST_NORMAL);
-        limits.put("float16 largest (65504)", Float16.MAX);
-        for (Map.Entry<String, Float> line : limits.entrySet()) {
+        for (Map.Entry<String, Float> line : LIMITS.entrySet()) {
             for (double y : new double[] {0, top}) {
                 series.append(line.getKey());
                 x.append(Math.log10(line.getValue()));
@@ -183,6 +188,11 @@ public final class GradientUnderflow {
             }
         }
         return Table.create("gradient magnitudes", series, x, count);
+    }
+
+    /** The names of the histogram's series that are float16's limits, not data: for {@code LinePlot.guides}. */
+    public static String[] limitNames() {
+        return LIMITS.keySet().toArray(new String[0]);
     }
 
     /** A scale as a power of two when it is one ("2^16"), else as a number. */

@@ -30,6 +30,17 @@ public final class LossScaleTrace {
         return steps.stream().filter(Step::skipped).count();
     }
 
+    /** The number of skipped steps whose next step did not use half their scale (the last step has none to check). */
+    public long skipsNotHalved() {
+        long n = 0;
+        for (int i = 0; i + 1 < steps.size(); i++) {
+            if (steps.get(i).skipped() && steps.get(i + 1).scale() != steps.get(i).scale() / 2) {
+                n++;
+            }
+        }
+        return n;
+    }
+
     /** The index (from 0) of the first step after the last skipped one: where the scale settled (0 when none was skipped). */
     public int settledAt() {
         for (int i = steps.size() - 1; i >= 0; i--) {
@@ -56,7 +67,7 @@ public final class LossScaleTrace {
                 .filter(s -> !s.skipped()).mapToDouble(Step::loss).average().orElse(Double.NaN);
     }
 
-    /** One line per step up to two after the scale settled, then one line per tenth of the rest, and a summary. */
+    /** One line per step up to two after the scale settled, then a line that says so and one line per tenth of the rest, and a summary. */
     @Override
     public String toString() {
         StringBuilder sb = new StringBuilder(String.format(Locale.ROOT, "%5s %8s %-20s %10s%n", "step", "scale",
@@ -65,6 +76,9 @@ public final class LossScaleTrace {
         int every = Math.max(1, (steps.size() - settled) / 10);
         for (int i = 0; i < steps.size(); i++) {
             Step s = steps.get(i);
+            if (i == settled + 2 && every > 1 && i < steps.size() - 1) {
+                sb.append(String.format(Locale.ROOT, "  ... from here on one step in %d is shown, and the last%n", every));
+            }
             if (i <= settled + 1 || (i - settled) % every == 0 || i == steps.size() - 1) {
                 sb.append(String.format(Locale.ROOT, "%5d %8s %-20s %10s%n", i + 1,
                         GradientUnderflow.scaleName(s.scale()), s.skipped() ? "overflow: skipped" : "taken",

@@ -11,16 +11,21 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.d2l.multigpu.notebook.KernelIo;
 import org.d2l.multigpu.notebook.Notebook;
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
+import org.knowm.xchart.XYSeries;
+import org.knowm.xchart.style.lines.SeriesLines;
+import org.knowm.xchart.style.markers.SeriesMarkers;
 import org.knowm.xchart.style.Styler;
 import tech.tablesaw.api.Table;
 import tech.tablesaw.plotly.components.Axis;
 import tech.tablesaw.plotly.components.Figure;
 import tech.tablesaw.plotly.components.Layout;
+import tech.tablesaw.plotly.components.Line;
 import tech.tablesaw.plotly.traces.ScatterTrace;
 import tech.tablesaw.plotly.traces.Trace;
 
@@ -28,7 +33,8 @@ import tech.tablesaw.plotly.traces.Trace;
  * A line chart of column {@code y} of a Tablesaw table against column {@code x}, one line per value of column
  * {@code group} (e.g. test acc against epoch per run): a Tablesaw plotly figure in notebooks, an XChart PNG as fallback.
  */
-public record LinePlot(Table table, String x, String y, String group, String title, int width, int height) {
+public record LinePlot(Table table, String x, String y, String group, String title, int width, int height,
+        Set<String> guides) {
 
     /** plotly's default colours, also given to XChart so that both images colour the runs alike. */
     private static final Color[] COLOURS = {new Color(0x1f77b4), new Color(0xff7f0e), new Color(0x2ca02c),
@@ -49,21 +55,27 @@ public record LinePlot(Table table, String x, String y, String group, String tit
                     + width + "x" + height);
         }
         title = title == null ? "" : title;
+        guides = guides == null ? Set.of() : Set.copyOf(guides);
     }
 
     /** The plot of column {@code y} against column {@code x}, one line per value of {@code group} (null: one line). */
     public static LinePlot of(Table table, String x, String y, String group) {
-        return new LinePlot(table, x, y, group, y + " by " + x, 640, 400);
+        return new LinePlot(table, x, y, group, y + " by " + x, 640, 400, Set.of());
     }
 
     /** This plot with another title. */
     public LinePlot title(String text) {
-        return new LinePlot(table, x, y, group, text, width, height);
+        return new LinePlot(table, x, y, group, text, width, height, guides);
     }
 
     /** This plot with another size in pixels. */
     public LinePlot size(int w, int h) {
-        return new LinePlot(table, x, y, group, title, w, h);
+        return new LinePlot(table, x, y, group, title, w, h, guides);
+    }
+
+    /** This plot with the lines named {@code names} drawn as dashed guides without markers (limits, not data). */
+    public LinePlot guides(String... names) {
+        return new LinePlot(table, x, y, group, title, width, height, Set.of(names));
     }
 
     /** The lines by name (in order of first appearance), each holding its finite x and y values. */
@@ -81,8 +93,11 @@ public record LinePlot(Table table, String x, String y, String group, String tit
 
     /** The Tablesaw plotly figure, e.g. for {@code tech.tablesaw.plotly.Plot.show(figure)}. */
     public Figure figure() {
-        List<Trace> traces = lines().entrySet().stream().map(e -> (Trace) ScatterTrace.builder(e.getValue()[0],
-                e.getValue()[1]).name(e.getKey()).showLegend(true).mode(ScatterTrace.Mode.LINE_AND_MARKERS).build()).toList();
+        List<Trace> traces = lines().entrySet().stream().map(e -> {
+            ScatterTrace.ScatterBuilder b = ScatterTrace.builder(e.getValue()[0], e.getValue()[1]).name(e.getKey()).showLegend(true);
+            return (Trace) (guides.contains(e.getKey()) ? b.mode(ScatterTrace.Mode.LINE).line(Line.builder().dash(Line.Dash.DASH).build())
+                    : b.mode(ScatterTrace.Mode.LINE_AND_MARKERS)).build();
+        }).toList();
         Layout layout = Layout.builder().title(jsSafe(title)).width(width).height(height).showLegend(true)
                 .xAxis(Axis.builder().title(jsSafe(x)).build()).yAxis(Axis.builder().title(jsSafe(y)).build()).build();
         return new Figure(layout, traces.toArray(new Trace[0]));
@@ -93,7 +108,12 @@ public record LinePlot(Table table, String x, String y, String group, String tit
         XYChart chart = new XYChartBuilder().width(width).height(height).title(title).xAxisTitle(x).yAxisTitle(y).build();
         chart.getStyler().setXAxisDecimalPattern("#.##").setYAxisDecimalPattern("#.###").setSeriesColors(COLOURS)
                 .setLegendPosition(Styler.LegendPosition.OutsideE).setChartBackgroundColor(Color.WHITE);
-        lines().forEach((name, xy) -> chart.addSeries(name, xy[0], xy[1]));
+        lines().forEach((name, xy) -> {
+            XYSeries series = chart.addSeries(name, xy[0], xy[1]);
+            if (guides.contains(name)) {
+                series.setMarker(SeriesMarkers.NONE).setLineStyle(SeriesLines.DASH_DASH);
+            }
+        });
         if (chart.getSeriesMap().isEmpty()) {
             chart.addSeries(" ", new double[] {1}, new double[] {Double.NaN});
         }

@@ -28,6 +28,8 @@ public final class LiveFigure {
     private final Map<String, Integer> planned = new HashMap<>();
     private final LiveDisplay display = new LiveDisplay();
     private String title;
+    private int width = 640;
+    private int height = 400;
 
     private LiveFigure(String metric) {
         this.metric = metric;
@@ -47,6 +49,14 @@ public final class LiveFigure {
     /** Sets the title and returns this figure. */
     public LiveFigure title(String text) {
         this.title = text == null ? "" : text;
+        return this;
+    }
+
+    /** Sets the size in pixels (as {@link LinePlot#size}: 640 x 400 unless set) and returns this figure. */
+    public LiveFigure size(int w, int h) {
+        LinePlot.of(table, MetricsTable.EPOCH, metric, MetricsTable.RUN).size(w, h); // refuses a size out of range
+        this.width = w;
+        this.height = h;
         return this;
     }
 
@@ -101,6 +111,6 @@ public final class LiveFigure {
 
     /** The plot of the data drawn so far. */
     public LinePlot plot() {
-        return LinePlot.of(table.copy(), MetricsTable.EPOCH, metric, MetricsTable.RUN).title(title);
+        return LinePlot.of(table.copy(), MetricsTable.EPOCH, metric, MetricsTable.RUN).title(title).size(width, height);
     }
 }

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class ClaimTest {
@@ -16,31 +17,31 @@ class ClaimTest {
 
     @Test
     void aClaimThatHoldsStartsWithTheTickAndGivesTheMeasuredValue() {
-        String line = Claim.line("2 devices follow 1 device within 0.03", 0.0125, true, Claim.Mode.RECORD, SMOKE);
+        String line = Claim.line(Claim.Kind.CLAIM, "2 devices follow 1 device within 0.03", 0.0125, true, Claim.Mode.RECORD, SMOKE);
         assertEquals("✔ 2 devices follow 1 device within 0.03 (measured: 0.0125)", line);
     }
 
     @Test
     void aClaimThatFailsStartsWithTheCross() {
-        String line = Claim.line("2 devices follow 1 device within 0.03", 0.2085, false, Claim.Mode.RECORD, SMOKE);
+        String line = Claim.line(Claim.Kind.CLAIM, "2 devices follow 1 device within 0.03", 0.2085, false, Claim.Mode.RECORD, SMOKE);
         assertEquals("✘ 2 devices follow 1 device within 0.03 (measured: 0.2085)", line);
     }
 
     @Test
     void aFailedClaimInSmokeSettingsSaysItWasNotChecked() {
-        String line = Claim.line("rare averaging costs accuracy", 0.0001, false, Claim.Mode.SMOKE, SMOKE);
+        String line = Claim.line(Claim.Kind.CLAIM, "rare averaging costs accuracy", 0.0001, false, Claim.Mode.SMOKE, SMOKE);
         assertTrue(line.startsWith("✘ rare averaging costs accuracy (measured: 1.000e-04; not checked at the smoke "
                 + "settings DATASET_LIMIT=512, MAX_EPOCH=1"), line);
     }
 
     @Test
     void aClaimThatHoldsInSmokeSettingsReadsAsAnyOther() {
-        assertEquals("✔ equal (measured: 0)", Claim.line("equal", 0.0, true, Claim.Mode.SMOKE, SMOKE));
+        assertEquals("✔ equal (measured: 0)", Claim.line(Claim.Kind.CLAIM, "equal", 0.0, true, Claim.Mode.SMOKE, SMOKE));
     }
 
     @Test
     void aFailedClaimInALearnersRunIsOnlyPrinted() {
-        assertEquals("✘ faster (measured: 0.8 x)", Claim.line("faster", "0.8 x", false, Claim.Mode.INTERACTIVE, SMOKE));
+        assertEquals("✘ faster (measured: 0.8)", Claim.line(Claim.Kind.CLAIM, "faster", 0.8, false, Claim.Mode.INTERACTIVE, SMOKE));
     }
 
     @Test
@@ -51,23 +52,63 @@ class ClaimTest {
         assertEquals("1.5", Claim.format(1.5f));
         assertEquals("42", Claim.format(42));
         assertEquals("NaN", Claim.format(Double.NaN));
+        assertEquals("9781", Claim.format(9781L));
     }
 
     @Test
-    void thatPrintsOneLinePerClaimMarkedByWhetherItHolds() {
+    void aShortListOfNumbersIsPrintedSeparatedByCommas() {
+        assertEquals("4.000e-04, 0.03128", Claim.format(List.of(0.0004, 0.03128)));
+        assertEquals("1, 2, 3", Claim.format(new long[] {1, 2, 3}));
+        assertEquals("0.5, 0.25", Claim.format(new double[] {0.5, 0.25}));
+    }
+
+    @Test
+    void aBooleanMeasuredValueIsRefusedWithWhatToPassInstead() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> Claim.line(Claim.Kind.CLAIM, "peaks as predicted", true, true, Claim.Mode.RECORD, SMOKE));
+        assertTrue(e.getMessage().contains("the boolean true"), e.getMessage());
+        assertTrue(e.getMessage().contains("number the statement judges"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> Claim.format(List.of(1.0, false)));
+    }
+
+    @Test
+    void aTextOrAnEmptyOrLongListIsRefused() {
+        IllegalArgumentException text = assertThrows(IllegalArgumentException.class, () -> Claim.format("stopped"));
+        assertTrue(text.getMessage().contains("the text \"stopped\""), text.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> Claim.format(null));
+        assertThrows(IllegalArgumentException.class, () -> Claim.format(List.of()));
+        IllegalArgumentException longList = assertThrows(IllegalArgumentException.class,
+                () -> Claim.format(new int[Claim.MAX_VALUES + 1]));
+        assertTrue(longList.getMessage().contains("at most " + Claim.MAX_VALUES), longList.getMessage());
+    }
+
+    @Test
+    void aCheckSaysSoAfterTheMarkAndACheckThatFailsIsMarkedAsAClaimIs() {
+        assertEquals("✔ check: each replica holds 16P bytes (measured: 0)",
+                Claim.line(Claim.Kind.CHECK, "each replica holds 16P bytes", 0, true, Claim.Mode.RECORD, SMOKE));
+        assertEquals("✘ check: each replica holds 16P bytes (measured: 12)",
+                Claim.line(Claim.Kind.CHECK, "each replica holds 16P bytes", 12, false, Claim.Mode.RECORD, SMOKE));
+        assertTrue(Claim.line(Claim.Kind.CHECK, "formula", 12, false, Claim.Mode.SMOKE, SMOKE)
+                .startsWith("✘ check: formula (measured: 12; not checked at the smoke settings"));
+    }
+
+    @Test
+    void thatAndCheckPrintOneLineEachMarkedByWhetherItHolds() {
         PrintStream out = System.out;
         ByteArrayOutputStream buf = new ByteArrayOutputStream();
         System.setOut(new PrintStream(buf, true, StandardCharsets.UTF_8));
         try {
             Claim.that("holds", 1.0, true);
             Claim.that("fails", 2.0, false);
+            Claim.check("counted", 3, true);
         } finally {
             System.setOut(out);
         }
         String[] lines = buf.toString(StandardCharsets.UTF_8).split("\\R");
-        assertEquals(2, lines.length);
+        assertEquals(3, lines.length);
         assertTrue(lines[0].startsWith("✔ holds (measured: 1)"), lines[0]);
         assertTrue(lines[1].startsWith("✘ fails (measured: 2"), lines[1]);
+        assertTrue(lines[2].startsWith("✔ check: counted (measured: 3)"), lines[2]);
     }
 
     @Test
@@ -82,6 +123,6 @@ class ClaimTest {
 
     @Test
     void aClaimWithoutAStatementIsRefused() {
-        assertThrows(IllegalArgumentException.class, () -> Claim.line(" ", 1, true, Claim.Mode.RECORD, SMOKE));
+        assertThrows(IllegalArgumentException.class, () -> Claim.line(Claim.Kind.CLAIM, " ", 1, true, Claim.Mode.RECORD, SMOKE));
     }
 }

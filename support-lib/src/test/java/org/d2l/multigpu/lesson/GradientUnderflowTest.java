@@ -53,6 +53,9 @@ class GradientUnderflowTest {
             assertEquals(2, h.where(h.stringColumn("series").startsWith("float16 smallest normal")).rowCount());
             assertEquals(Math.log10(65504), h.where(h.stringColumn("series").startsWith("float16 largest"))
                     .doubleColumn("log10 |gradient|").get(0), 1e-6);
+            for (String limit : GradientUnderflow.limitNames()) {
+                assertEquals(2, h.where(h.stringColumn("series").isEqualTo(limit)).rowCount(), limit);
+            }
             assertThrows(IllegalArgumentException.class, () -> u.flushedFraction(2f));
         }
     }

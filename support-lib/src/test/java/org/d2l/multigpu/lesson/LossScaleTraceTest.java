@@ -36,6 +36,16 @@ class LossScaleTraceTest {
         assertTrue(s.contains("2^24") && s.contains("2^23") && s.contains("overflow: skipped"), s);
         assertTrue(s.contains("2 of 32 steps skipped; from step 3 on none was (scale 2^22 there)"), s);
         assertTrue(s.lines().count() < 20, "the trained steps are thinned out: " + s);
+        assertTrue(s.contains("from here on one step in 3 is shown"), "and the table says so: " + s);
+    }
+
+    @Test
+    void aSkipNotFollowedByHalfTheScaleIsCounted() {
+        assertEquals(0, halvingTwiceThenTraining().skipsNotHalved());
+        LossScaleTrace t = halvingTwiceThenTraining();
+        t.add(0x1p22f, true, Double.NaN);
+        t.add(0x1p22f, false, 0.5);
+        assertEquals(1, t.skipsNotHalved());
     }
 
     @Test

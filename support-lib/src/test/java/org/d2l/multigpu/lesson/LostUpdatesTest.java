@@ -32,6 +32,12 @@ class LostUpdatesTest {
             assertTrue(l.growsAsLearningRateFalls());
             assertArrayEquals(new float[] {1f, 1f, 0.001f}, net.getParameters().get(0).getValue().getArray().toFloatArray());
             assertTrue(l.toString().contains("66.7%"), l.toString());
+            String weight = l.parameters().iterator().next();
+            assertEquals(2 / 3.0, l.lostFraction(0.01f, weight), 1e-12);
+            assertEquals(2 / 3.0, l.lostUpdateShare(0.01f), 1e-6, "three updates of the same size, two lost");
+            assertEquals(0, l.lostUpdateShare(1f));
+            assertArrayEquals(new double[] {0, 2 / 3.0}, l.lostFractionsAsLearningRateFalls(), 1e-12);
+            assertTrue(l.byParameter().contains(weight) && l.byParameter().contains("66.7%"), l.byParameter());
         }
     }
 

@@ -315,11 +315,11 @@ class ParameterAveragingTest {
     }
 
     @Test
-    void nesterovMomentumIsRefusedBeforeTrainingBecauseThePyTorchEngineLacksIt() {
+    void djlsNesterovIsRefusedBeforeTrainingBecauseThePyTorchEngineLacksItAndTheJarsIsNamed() {
         Optimizer nag = Optimizer.nag().setLearningRateTracker(Tracker.fixed(0.01f)).setMomentum(0.9f).build();
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> f.trainer(LeNet.block(), null, 2, nag, ParameterAveraging.every(3)));
-        assertTrue(e.getMessage().contains("optMomentum"), e.getMessage());
+        assertTrue(e.getMessage().contains("Nesterov.builder()"), e.getMessage());
     }
 
     /** An optimizer with state that DJL's optimizers do not keep as Map<String, Map<Device, NDArray>>. */

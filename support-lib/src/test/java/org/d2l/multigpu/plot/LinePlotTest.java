@@ -34,6 +34,18 @@ class LinePlotTest {
     }
 
     @Test
+    void aGuideIsADashedLineWithoutMarkersAndTheDataKeepTheirMarkers() {
+        LinePlot p = HtmlFragmentTest.plot("1 device").guides("2 devices");
+        String js = p.figure().asJavascript("plot");
+        assertTrue(js.contains("dash") && js.contains("lines+markers"), js);
+        var series = p.chart().getSeriesMap();
+        assertEquals(org.knowm.xchart.style.markers.SeriesMarkers.NONE, series.get("2 devices").getMarker());
+        assertTrue(series.get("1 device").getMarker() == null
+                || series.get("1 device").getMarker() != org.knowm.xchart.style.markers.SeriesMarkers.NONE);
+        assertEquals(p, p.guides("2 devices"));
+    }
+
+    @Test
     void aMetricsTableWithoutRowsStillGivesAPng() throws IOException {
         Table empty = MetricsTable.of("1 device", List.<EpochMetrics>of());
         byte[] png = LinePlot.of(empty, "epoch", "test acc", "run").png();

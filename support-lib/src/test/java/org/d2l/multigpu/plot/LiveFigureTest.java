@@ -46,6 +46,16 @@ class LiveFigureTest {
     }
 
     @Test
+    void aSizeIsKeptByThePlotAndASizeOutOfRangeIsRefused() {
+        LiveFigure fig = LiveFigure.of("test acc").size(900, 420);
+        assertEquals(900, fig.plot().width());
+        assertEquals(420, fig.plot().height());
+        assertEquals(640, LiveFigure.of("test acc").plot().width());
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> fig.size(100, 420));
+        assertEquals(900, fig.plot().width(), "a refused size leaves the figure as it was");
+    }
+
+    @Test
     void withoutAKernelOneLineIsPrintedPerEpochAndTheFigureAtTheEnd() {
         List<String> lines = printed(() -> {
             LiveFigure fig = LiveFigure.of("test acc");

@@ -4,26 +4,29 @@ import org.apache.spark.SparkConf;
 import org.apache.spark.SparkContext;
 import org.apache.spark.api.java.JavaSparkContext;
 
-/** The Spark context a {@link SparkTrainer} runs on, and whether the trainer started it (and so stops it). */
-record SparkSession(JavaSparkContext context, boolean owned) {
+/** Starts (or joins) the one Spark context of this JVM for a trainer, and says whether the trainer owns it. */
+final class SparkContexts {
+
+    private SparkContexts() {}
+
+    /** A running context, and whether the trainer that asked started it (and so must stop it). */
+    record Started(JavaSparkContext context, boolean owned) {}
 
     /**
-     * The given {@code context}, else the running one or a new one for {@code master} (null: {@code local[k]}
-     * with k = {@code partitions}, or what {@code spark-submit} set), quiet in local mode.
+     * The context for {@code master} (null: {@code spark.master} as {@code spark-submit} set it, else
+     * {@code local[partitions]}, or {@code local[2]} when partitions is 0), named {@code appName}; shares
+     * a running one, and refuses one whose master differs from an explicit {@code master}.
      */
-    static SparkSession open(JavaSparkContext context, String master, int partitions) {
-        if (context != null) {
-            return new SparkSession(context, false);
-        }
-        String url = master != null ? master : System.getProperty("spark.master", "local");
-        if (url.startsWith("local")) {
+    static Started start(String master, int partitions, String appName) {
+        String local = master != null ? master : System.getProperty("spark.master", "local");
+        if (local.startsWith("local")) {
             quiet("org.apache.spark.util.Utils"); // "your hostname resolves to a loopback address"
-            // A failed task's stack trace, logged twice; the RoundFailedException carries it as its cause.
+            // A failed task's stack trace, logged twice; the trainer's exception carries it as its cause.
             quiet("org.apache.spark.executor.Executor");
             quiet("org.apache.spark.scheduler.TaskSetManager");
         }
         // new SparkConf() reads the spark.* system properties that spark-submit sets (spark.master too).
-        SparkConf conf = new SparkConf().setAppName("d2l-parameter-averaging")
+        SparkConf conf = new SparkConf().setAppName(appName)
                 .setIfMissing("spark.master", "local[" + (partitions > 0 ? partitions : 2) + "]")
                 .setIfMissing("spark.ui.enabled", "false")
                 .setIfMissing("spark.ui.showConsoleProgress", "false");
@@ -44,11 +47,11 @@ record SparkSession(JavaSparkContext context, boolean owned) {
                     + "running in this JVM and there can be only one: close the trainer that started it "
                     + "(or call stop() on it) before asking for " + master + ".");
         }
-        return new SparkSession(JavaSparkContext.fromSparkContext(ctx), owned);
+        return new Started(JavaSparkContext.fromSparkContext(ctx), owned);
     }
 
     /** Silences an slf4j-simple logger (created after this call), unless the user configured it. */
-    private static void quiet(String logger) {
+    static void quiet(String logger) {
         String key = "org.slf4j.simpleLogger.log." + logger;
         if (System.getProperty(key) == null) {
             System.setProperty(key, "off");

@@ -1,0 +1,241 @@
+package org.d2l.multigpu.spark;
+
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDList;
+import ai.djl.ndarray.NDManager;
+import ai.djl.nn.Block;
+import ai.djl.nn.Parameter;
+import ai.djl.pytorch.engine.PtNDArray;
+import ai.djl.pytorch.jni.JniUtils;
+import ai.djl.training.ParameterStore;
+import ai.djl.training.loss.Loss;
+import ai.djl.training.optimizer.Optimizer;
+import ai.djl.util.Pair;
+import java.io.IOException;
+import java.io.Serializable;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import org.apache.spark.BarrierTaskContext;
+import org.apache.spark.SparkEnv;
+import org.apache.spark.broadcast.Broadcast;
+import org.d2l.multigpu.devices.OnDevice;
+import org.d2l.multigpu.eval.Accuracy;
+import org.d2l.multigpu.parallel.OptimizerState;
+import scala.collection.Iterator;
+import scala.jdk.javaapi.CollectionConverters;
+import scala.runtime.AbstractFunction1;
+
+/**
+ * One barrier task of {@link AllreduceTrainer}: it loads the driver's parameters (and optimizer state)
+ * into its replica, joins the TCP ring of the stage, and for every step of the epoch runs forward and
+ * backward on its shard of the global batch (its loss weighted by its share of the batch), sums the
+ * gradients over the ring and takes the same optimizer update as every other task.
+ */
+final class AllreduceTask extends AbstractFunction1<Iterator<Shard>, Iterator<RankResult>> implements Serializable {
+
+    private static final long serialVersionUID = 1L;
+
+    private final Broadcast<ParameterValues> params;
+    private final Broadcast<ParameterValues> optimizerState;
+    private final ModelFactory model;
+    private final OptimizerFactory optimizer;
+    private final EpochPlan plan;
+
+    /** The task of {@code plan}'s epoch, starting from {@code params} and {@code optimizerState} (null: none yet). */
+    AllreduceTask(Broadcast<ParameterValues> params, Broadcast<ParameterValues> optimizerState, ModelFactory model,
+            OptimizerFactory optimizer, EpochPlan plan) {
+        this.params = params;
+        this.optimizerState = optimizerState;
+        this.model = model;
+        this.optimizer = optimizer;
+        this.plan = plan;
+    }
+
+    @Override
+    public Iterator<RankResult> apply(Iterator<Shard> shards) {
+        BarrierTaskContext ctx = BarrierTaskContext.get();
+        int rank = ctx.partitionId();
+        int k = ctx.getTaskInfos().length;
+        ExecutorRuntime.start(ctx.cpus());
+        ExecutorRuntime.capThreads(ctx.cpus());
+        Shard shard = shards.next();
+        long t0 = System.nanoTime();
+        TcpRing ring = null;
+        try {
+            if (k > 1) {
+                String host = SparkEnv.get().blockManager().blockManagerId().host();
+                ring = TcpRing.join(rank, k, host, ctx::allGather, Duration.ofMillis(plan.timeoutMillis()));
+            }
+            RankResult r = train(shard, rank, k, ring, System.nanoTime() - t0);
+            return CollectionConverters.asScala(List.of(r).iterator());
+        } catch (IOException | IllegalStateException ex) {
+            throw new IllegalStateException("Epoch " + plan.epoch() + ", rank " + rank + " failed: " + ex.getMessage(), ex);
+        } catch (RuntimeException ex) {
+            throw new IllegalStateException("Epoch " + plan.epoch() + ", rank " + rank + " failed: " + ex, ex);
+        } finally {
+            if (ring != null) {
+                ring.close();
+            }
+            ExecutorRuntime.restoreThreads();
+        }
+    }
+
+    private RankResult train(Shard shard, int rank, int k, TcpRing ring, long joinNanos) throws IOException {
+        Block net = ExecutorRuntime.borrow(model);
+        boolean gradMode = JniUtils.isGradMode();
+        JniUtils.setGradMode(false); // loading and updating parameters must not be recorded
+        try {
+            PartitionTrainer.zeroGradients(net);
+            params.value().loadInto(net);
+            Optimizer opt = optimizer.newOptimizer();
+            OptimizerState.startCountingAt(opt, plan.stepsBefore()); // global steps taken in earlier epochs
+            OptimizerState state = OptimizerState.of(opt);
+            if (optimizerState != null) {
+                PartitionTrainer.loadState(optimizerState.value(), state, net);
+            }
+            List<Pair<String, Parameter>> all = net.getParameters().stream().toList();
+            long elements = all.stream().mapToLong(p -> p.getValue().getArray().size()).sum();
+            float[] buffer = new float[Math.toIntExact(elements)];
+            Loss loss = Loss.softmaxCrossEntropyLoss();
+            double lossSum = 0;
+            double correct = 0;
+            long examples = 0;
+            long compute = 0;
+            long allreduce = 0;
+            long update = 0;
+            NDManager root = all.get(0).getValue().getArray().getManager();
+            for (int s = 0; s < shard.batches().size(); s++) {
+                plan.hook().beforeStep(rank, plan.epoch(), s, plan.attempt());
+                Minibatch b = shard.batches().get(s);
+                long n = plan.globalExamples()[s];
+                int active = (int) Math.min(k, n);
+                try (NDManager step = root.newSubManager()) {
+                    long t0 = System.nanoTime();
+                    if (b.size() > 0) {
+                        float[] lossAndCorrect = forwardBackward(net, loss, b, n, step, rank, s);
+                        lossSum += lossAndCorrect[0];
+                        correct += lossAndCorrect[1];
+                        examples += b.size();
+                    }
+                    long t1 = System.nanoTime();
+                    flatten(all, buffer, b.size() > 0);
+                    if (ring != null) {
+                        ring.allreduce(buffer, plan.bucketElements());
+                    }
+                    long t2 = System.nanoTime();
+                    applyUpdate(all, buffer, opt, active, step);
+                    long t3 = System.nanoTime();
+                    compute += t1 - t0;
+                    allreduce += t2 - t1;
+                    update += t3 - t2;
+                }
+            }
+            ParameterValues trained = ParameterValues.of(net);
+            ParameterValues trainedState = PartitionTrainer.takeState(state, net); // frees the optimizer's arrays
+            int buckets = (int) ((elements + plan.bucketElements() - 1) / plan.bucketElements());
+            return new RankResult(rank, rank == 0 ? trained : null, rank == 0 ? trainedState : null, hash(trained),
+                    lossSum, correct, examples, shard.batches().size(), elements, buckets,
+                    ring == null ? 0 : ring.bytesSent(), ring == null ? 0 : ring.bytesReceived(),
+                    ring == null ? 0 : ring.handshakeBytes(), ring == null ? 0 : ring.refusedConnections(),
+                    joinNanos, compute, allreduce, update);
+        } finally {
+            JniUtils.setGradMode(gradMode);
+            ExecutorRuntime.release(model, net);
+        }
+    }
+
+    /**
+     * Forward and backward on this rank's shard {@code b} of a global batch of {@code n} examples, the
+     * loss weighted by b's share (as the in-process trainer's mean rule); returns (loss x examples, correct).
+     */
+    private static float[] forwardBackward(Block net, Loss loss, Minibatch b, long n, NDManager step, int rank,
+            int s) {
+        NDArray x = b.x(step);
+        NDArray y = b.y(step);
+        long ni = b.size();
+        JniUtils.setGradMode(true); // PyTorch's grad mode is per thread: only this task's
+        try {
+            NDArray yHat = net.forward(new ParameterStore(step, false), new NDList(x), true).head();
+            NDArray l = loss.evaluate(new NDList(y), new NDList(yHat));
+            NDArray weighted = l.mul((float) ni / n);
+            float value = l.getFloat();
+            if (!Float.isFinite(value)) {
+                throw new IllegalStateException(String.format(Locale.ROOT, "the training loss is %s at step %d "
+                        + "(rank %d's shard of global batch %d): check that batch for NaN or lower the learning rate",
+                        value, s + 1, rank, s));
+            }
+            // One GradientCollector per process, but local[k] runs k tasks in one JVM: PyTorch's backward directly.
+            JniUtils.backward((PtNDArray) weighted, (PtNDArray) weighted.onesLike(), false, false);
+            JniUtils.setGradMode(false);
+            return new float[] {value * ni, Accuracy.accuracy(yHat, y)};
+        } finally {
+            JniUtils.setGradMode(false);
+        }
+    }
+
+    /**
+     * Copies every trained parameter's gradient, then every running statistic (zero when this rank
+     * had no examples this step), into {@code buffer}, in the network's parameter order.
+     */
+    private static void flatten(List<Pair<String, Parameter>> all, float[] buffer, boolean active) {
+        int at = 0;
+        for (Pair<String, Parameter> p : all) {
+            NDArray w = p.getValue().getArray();
+            int size = (int) w.size();
+            if (p.getValue().requiresGradient()) {
+                try (NDArray g = w.getGradient()) {
+                    System.arraycopy(g.toFloatArray(), 0, buffer, at, size);
+                }
+            } else if (active) {
+                System.arraycopy(w.toFloatArray(), 0, buffer, at, size);
+            } else {
+                Arrays.fill(buffer, at, at + size, 0f);
+            }
+            at += size;
+        }
+    }
+
+    /**
+     * One optimizer update of every trained parameter with its summed gradient from {@code buffer}
+     * (gradients then back to zero), running statistics set to their sum over the {@code active} ranks
+     * divided by {@code active}.
+     */
+    private static void applyUpdate(List<Pair<String, Parameter>> all, float[] buffer, Optimizer opt, int active,
+            NDManager step) {
+        int at = 0;
+        for (Pair<String, Parameter> p : all) {
+            NDArray w = p.getValue().getArray();
+            int size = (int) w.size();
+            NDArray sum = step.create(Arrays.copyOfRange(buffer, at, at + size), w.getShape());
+            if (p.getValue().requiresGradient()) {
+                opt.update(p.getKey(), w, sum); // optimizer state (if any) is keyed by name, the same in every JVM
+                try (NDArray g = w.getGradient()) {
+                    OnDevice.zero(g);
+                }
+            } else {
+                OnDevice.copyInto(sum.divi(active), w);
+            }
+            at += size;
+        }
+    }
+
+    /** A hash of every parameter's bits: equal on every rank when the replicas are identical. */
+    private static long hash(ParameterValues values) {
+        long h = 1;
+        for (float[] v : values.values()) {
+            h = 31 * h + Arrays.hashCode(v);
+        }
+        return h;
+    }
+
+    /**
+     * What every task of one epoch's stage needs to know besides its shard: the epoch (from 1), the
+     * attempt, the global steps before it, the examples of each global batch, the bucket size, the
+     * timeout of every connect and read, and the hook called before each step.
+     */
+    record EpochPlan(int epoch, int attempt, int stepsBefore, long[] globalExamples, int bucketElements,
+            long timeoutMillis, StepHook hook) implements Serializable {
+    }
+}

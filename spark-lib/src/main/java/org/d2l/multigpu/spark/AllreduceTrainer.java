@@ -1,0 +1,342 @@
+package org.d2l.multigpu.spark;
+
+import ai.djl.Device;
+import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.types.DataType;
+import ai.djl.nn.Block;
+import ai.djl.training.dataset.RandomAccessDataset;
+import ai.djl.training.initializer.Initializer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.spark.api.java.JavaRDD;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.broadcast.Broadcast;
+import org.apache.spark.rdd.RDD;
+import org.d2l.multigpu.data.Batches;
+import org.d2l.multigpu.eval.Accuracy;
+import org.d2l.multigpu.models.Init;
+import org.d2l.multigpu.parallel.EpochListener;
+import org.d2l.multigpu.parallel.EpochListeners;
+import org.d2l.multigpu.parallel.EpochMetrics;
+import org.d2l.multigpu.parallel.EpochTrainer;
+import org.d2l.multigpu.parallel.OptimizerState;
+import org.d2l.multigpu.parallel.TrainingLoop;
+import org.d2l.multigpu.runtime.Djl;
+import scala.reflect.ClassTag;
+import scala.reflect.ClassTag$;
+
+/**
+ * Synchronous data parallelism on Apache Spark, the way Horovod on Spark and Spark's
+ * {@code TorchDistributor} run it: each epoch is one barrier stage whose k tasks start together, each
+ * holding a replica and its shard of every global batch; they find each other through
+ * {@code BarrierTaskContext.allGather}, connect in a TCP ring, and every step sum their gradients with a
+ * bucketed ring allreduce and take the same optimizer update. The driver keeps the parameters (and
+ * optimizer state) of the last complete epoch: a failed stage is run again from there, up to Spark's
+ * stage attempt limit. With the same data, start and threads it computes what {@code DataParallelTrainer}
+ * with gradient averaging over k replicas computes (bit for bit for k = 2).
+ */
+public final class AllreduceTrainer implements AutoCloseable {
+
+    private static final Pattern RANK_FAILED = Pattern.compile("Epoch \\d+, rank \\d+ failed: [^\\n]*");
+
+    private final ModelFactory model;
+    private final OptimizerFactory optimizer;
+    private final int partitions;
+    private final int bucketElements;
+    private final Duration timeout;
+    private final int maxAttempts;
+    private final StepHook hook;
+    private final boolean progress;
+    private final JavaSparkContext sc;
+    private final boolean ownsContext;
+    private final NDManager manager;
+    private final Block net;
+    private final List<AllreduceEpoch> log = new ArrayList<>();
+    private ParameterValues optimizerState;
+    private int epochs;
+    private int stepsTaken;
+
+    private AllreduceTrainer(Builder b) {
+        Djl.setup();
+        this.model = b.model;
+        this.optimizer = b.optimizer;
+        this.bucketElements = (int) Math.max(1, b.bucketBytes / 4);
+        this.timeout = b.timeout;
+        this.hook = b.hook;
+        this.progress = b.progress;
+        if (b.context != null) {
+            this.sc = b.context;
+            this.ownsContext = false;
+        } else {
+            SparkContexts.Started started = SparkContexts.start(b.master, b.partitions, "d2l-ring-allreduce");
+            this.sc = started.context();
+            this.ownsContext = started.owned();
+        }
+        this.partitions = b.partitions > 0 ? b.partitions : sc.defaultParallelism();
+        this.maxAttempts = b.maxAttempts > 0 ? b.maxAttempts : sc.getConf().getInt("spark.stage.maxConsecutiveAttempts", 4);
+        this.manager = NDManager.newBaseManager(Device.cpu());
+        this.net = model.newBlock();
+        Init.weights(net, b.initializer);
+        net.initialize(manager, DataType.FLOAT32, model.inputShape());
+    }
+
+    /** Starts a builder for training the network that {@code model} builds. */
+    public static Builder builder(ModelFactory model) {
+        return new Builder(model);
+    }
+
+    /** The driver's copy of the network: the parameters after the last complete epoch. */
+    public Block getNet() {
+        return net;
+    }
+
+    /** The Spark context the stages run on. */
+    public JavaSparkContext getContext() {
+        return sc;
+    }
+
+    /** The number of partitions: tasks (replicas, ring ranks) per stage. */
+    public int getPartitions() {
+        return partitions;
+    }
+
+    /** How many times an epoch's stage is run before the trainer gives up. */
+    public int getMaxAttempts() {
+        return maxAttempts;
+    }
+
+    /** Every finished epoch as its stage saw it: attempts, bytes on the sockets, where the time went. */
+    public List<AllreduceEpoch> getEpochLog() {
+        return List.copyOf(log);
+    }
+
+    /** Splits every global batch of {@code batches} (in order) over this trainer's partitions and caches the shards. */
+    public SplitData distribute(List<Minibatch> batches) {
+        return SplitData.of(sc, batches, partitions);
+    }
+
+    /** Splits every batch of {@code dataset}, in its order, over this trainer's partitions. */
+    public SplitData distribute(RandomAccessDataset dataset) {
+        return distribute(Minibatch.listOf(dataset, manager));
+    }
+
+    /** One epoch over {@code data} as one barrier stage, then accuracy on {@code testSet} (may be null). */
+    public EpochMetrics trainEpoch(SplitData data, RandomAccessDataset testSet) {
+        return trainEpoch(data, testSet, EpochListeners.of(progress));
+    }
+
+    private EpochMetrics trainEpoch(SplitData data, RandomAccessDataset testSet, EpochListener events) {
+        if (data.partitions() != partitions) {
+            throw new IllegalArgumentException("The data is split over " + data.partitions()
+                    + " partitions but this trainer uses " + partitions + ": distribute it with this trainer.");
+        }
+        int epoch = epochs + 1;
+        events.onEpochStart(epoch, data.examples());
+        long t0 = System.nanoTime();
+        ParameterValues start = ParameterValues.of(net);
+        List<String> failures = new ArrayList<>();
+        List<RankResult> results = null;
+        double stageSeconds = 0;
+        for (int attempt = 0; results == null; attempt++) {
+            AllreduceTask.EpochPlan plan = new AllreduceTask.EpochPlan(epoch, attempt, stepsTaken,
+                    data.globalExamples(), bucketElements, timeout.toMillis(), hook);
+            long s0 = System.nanoTime();
+            try {
+                results = runStage(data, start, plan);
+                stageSeconds = (System.nanoTime() - s0) / 1e9;
+            } catch (Exception ex) { // Spark's SparkException is checked, though Scala throws it undeclared
+                String reason = reason(ex);
+                failures.add("attempt " + (attempt + 1) + ": " + reason);
+                if (attempt + 1 >= maxAttempts) {
+                    throw new EpochFailedException("Epoch " + epoch + " failed on all " + maxAttempts
+                            + " attempts of its barrier stage; the last: " + reason + ". The driver's model "
+                            + (epoch == 1 ? "keeps its initial parameters" : "is at the end of epoch " + (epoch - 1)
+                            + ", its last complete epoch") + ".", epoch, attempt + 1, ex);
+                }
+                System.err.printf("Epoch %d: the barrier stage failed on attempt %d of %d (%s); running it again "
+                        + "from the driver's %s, with the data shipped again.%n", epoch, attempt + 1, maxAttempts, reason,
+                        epoch == 1 ? "initial parameters" : "parameters at the end of epoch " + (epoch - 1));
+                data.reship(); // a lost executor took its cached shard with it
+            }
+        }
+        results.sort(Comparator.comparingInt(RankResult::rank));
+        for (RankResult r : results) {
+            if (r.parameterHash() != results.get(0).parameterHash()) {
+                throw new IllegalStateException("Epoch " + epoch + ": rank " + r.rank() + "'s parameters differ from "
+                        + "rank 0's after the epoch; the replicas diverged (the ranks must run the same optimizer).");
+            }
+        }
+        RankResult first = results.get(0);
+        first.parameters().loadInto(net);
+        optimizerState = first.optimizerState();
+        stepsTaken += data.steps();
+        epochs++;
+        log.add(new AllreduceEpoch(epoch, failures.size() + 1, failures, results, stageSeconds, first.gradientElements()));
+        double lossSum = results.stream().mapToDouble(RankResult::lossSum).sum();
+        double correct = results.stream().mapToDouble(RankResult::correct).sum();
+        long examples = results.stream().mapToLong(RankResult::examples).sum();
+        long bytes = results.stream().mapToLong(RankResult::bytesSent).sum();
+        events.onStep(epoch, examples, lossSum / examples);
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        double testAcc = testSet == null ? Double.NaN
+                : Accuracy.evaluateAccuracy(net, Batches.of(testSet, manager, "test"), Device.cpu());
+        return new EpochMetrics(epoch, lossSum / examples, correct / examples, testAcc, seconds, examples / seconds,
+                data.steps(), bytes, 0, Double.NaN, data.steps(), List.of(), Double.NaN);
+    }
+
+    /** Runs one epoch's barrier stage from {@code start} and returns every rank's result. */
+    private List<RankResult> runStage(SplitData data, ParameterValues start, AllreduceTask.EpochPlan plan) {
+        Broadcast<ParameterValues> bc = sc.broadcast(start);
+        Broadcast<ParameterValues> bcState = optimizerState == null ? null : sc.broadcast(optimizerState);
+        try {
+            ClassTag<RankResult> tag = ClassTag$.MODULE$.apply(RankResult.class);
+            RDD<RankResult> out = data.shards().rdd().rdd().barrier()
+                    .mapPartitions(new AllreduceTask(bc, bcState, model, optimizer, plan), false, tag);
+            return new ArrayList<>(JavaRDD.fromRDD(out, tag).collect());
+        } finally {
+            bc.destroy();
+            if (bcState != null) {
+                bcState.destroy();
+            }
+        }
+    }
+
+    /** The failing rank's own words when a task said them, else the first line of Spark's message. */
+    private static String reason(Throwable ex) {
+        for (Throwable t = ex; t != null; t = t.getCause()) {
+            Matcher m = RANK_FAILED.matcher(String.valueOf(t.getMessage()));
+            if (m.find()) {
+                return m.group();
+            }
+        }
+        String msg = String.valueOf(ex.getMessage());
+        return msg.lines().findFirst().orElse(msg);
+    }
+
+    /** Trains {@code numEpochs} epochs over {@code data}, evaluating on {@code testSet} (may be null) after each. */
+    public List<EpochMetrics> fit(SplitData data, RandomAccessDataset testSet, int numEpochs, EpochListener... listeners) {
+        return TrainingLoop.fit(epochs(data, testSet), numEpochs, listeners);
+    }
+
+    /** This trainer bound to {@code data} and {@code testSet} (may be null), for {@link TrainingLoop} and early stopping. */
+    public EpochTrainer epochs(SplitData data, RandomAccessDataset testSet) {
+        return new DriverEpochs(events -> trainEpoch(data, testSet, events), net, manager, testSet != null, progress);
+    }
+
+    /** Frees the driver's network and, if this trainer started the Spark context, stops it. */
+    @Override
+    public void close() {
+        manager.close();
+        if (ownsContext) {
+            sc.stop();
+        }
+    }
+
+    /** Configures an {@link AllreduceTrainer}. */
+    public static final class Builder {
+        private final ModelFactory model;
+        private OptimizerFactory optimizer;
+        private int partitions;
+        private long bucketBytes = 25L << 20;
+        private Duration timeout = Duration.ofSeconds(60);
+        private int maxAttempts;
+        private StepHook hook = StepHook.none();
+        private String master;
+        private JavaSparkContext context;
+        private Initializer initializer = Init.pytorchLike();
+        private boolean progress;
+
+        private Builder(ModelFactory model) {
+            if (model == null) {
+                throw new IllegalArgumentException("AllreduceTrainer needs a ModelFactory, for example Models.LENET.");
+            }
+            this.model = model;
+        }
+
+        /** The number of partitions, one task, replica and ring rank each (default: Spark's default parallelism). */
+        public Builder setPartitions(int partitions) {
+            if (partitions < 1) {
+                throw new IllegalArgumentException("The number of partitions must be at least 1, got " + partitions + ".");
+            }
+            this.partitions = partitions;
+            return this;
+        }
+
+        /** The optimizer every replica uses, for example {@code OptimizerFactory.sgd(0.1f)}. */
+        public Builder optOptimizer(OptimizerFactory optimizer) {
+            this.optimizer = optimizer;
+            return this;
+        }
+
+        /** The bytes of gradients ring-allreduced at a time (default 25 MiB, as PyTorch DDP's buckets). */
+        public Builder optBucketBytes(long bytes) {
+            if (bytes < 4 || bytes / 4 > Integer.MAX_VALUE) {
+                throw new IllegalArgumentException("A bucket holds 4 bytes (one float) to 8 GiB, got " + bytes + ".");
+            }
+            this.bucketBytes = bytes;
+            return this;
+        }
+
+        /** How long a task waits for a peer to connect or to send its part of a step before failing the stage (default 60 s). */
+        public Builder optTimeout(Duration timeout) {
+            if (timeout == null || timeout.toMillis() < 1 || timeout.toMillis() > Integer.MAX_VALUE) {
+                throw new IllegalArgumentException("The timeout must be between 1 ms and 24 days, got " + timeout + ".");
+            }
+            this.timeout = timeout;
+            return this;
+        }
+
+        /** How many times an epoch's stage runs before the trainer gives up (default: spark.stage.maxConsecutiveAttempts, 4). */
+        public Builder optMaxAttempts(int attempts) {
+            if (attempts < 1) {
+                throw new IllegalArgumentException("An epoch needs at least one attempt, got " + attempts + ".");
+            }
+            this.maxAttempts = attempts;
+            return this;
+        }
+
+        /** Called on the executors before every step (for injecting a failure); default: nothing. */
+        public Builder optStepHook(StepHook hook) {
+            this.hook = hook == null ? StepHook.none() : hook;
+            return this;
+        }
+
+        /** The Spark master URL (default {@code local[k]}, or what {@code spark-submit} set). */
+        public Builder optMaster(String master) {
+            this.master = master;
+            return this;
+        }
+
+        /** Runs on an existing context; close() then leaves it running. */
+        public Builder optContext(JavaSparkContext context) {
+            this.context = context;
+            return this;
+        }
+
+        /** The weight initialisation of the driver's network (default {@link Init#pytorchLike()}). */
+        public Builder optInitializer(Initializer initializer) {
+            this.initializer = initializer;
+            return this;
+        }
+
+        /** Shows a progress bar per epoch when {@code progress} is true (default off). */
+        public Builder optProgress(boolean progress) {
+            this.progress = progress;
+            return this;
+        }
+
+        /** Starts Spark (unless given a context) and initialises the driver's network. */
+        public AllreduceTrainer build() {
+            if (optimizer == null) {
+                throw new IllegalArgumentException("No optimizer set: call optOptimizer(OptimizerFactory.sgd(lr)).");
+            }
+            Djl.setup();
+            OptimizerState.of(optimizer.newOptimizer()); // an optimizer whose state cannot be carried is refused now
+            return new AllreduceTrainer(this);
+        }
+    }
+}

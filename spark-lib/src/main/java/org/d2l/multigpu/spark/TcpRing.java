@@ -1,0 +1,351 @@
+package org.d2l.multigpu.spark;
+
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
+import org.d2l.multigpu.collective.RingSchedule;
+
+/**
+ * One rank's place in a ring of k processes over TCP: it listens on its own address only, learns
+ * the others' addresses and a random token of the stage through one all-gather (Spark's
+ * {@code BarrierTaskContext.allGather}), connects to rank + 1 and accepts only rank - 1 presenting
+ * that token; then {@link #allreduce} sums float arrays in buckets with the {@link RingSchedule}
+ * of the in-process ring. Every connect, accept and read has a timeout; bytes are counted on the sockets.
+ */
+public final class TcpRing implements AutoCloseable {
+
+    private static final int MAGIC = 0x44324c52; // "D2LR"
+    private static final int TOKEN_BYTES = 32;
+    private static final long HELLO_MILLIS = 5_000;
+    private static final long PEER_FAILED_PAUSE_MILLIS = 500;
+
+    private final int rank;
+    private final int k;
+    private final long timeoutMillis;
+    private final Socket toNext;
+    private final Socket fromPrevious;
+    private final DataOutputStream out;
+    private final DataInputStream in;
+    private final CountingStreams counted;
+    private final ExecutorService sender;
+    private final int refused;
+    private final long handshakeBytes;
+
+    private TcpRing(int rank, int k, long timeoutMillis, Socket toNext, Socket fromPrevious, CountingStreams counted,
+            int refused) throws IOException {
+        this.rank = rank;
+        this.k = k;
+        this.timeoutMillis = timeoutMillis;
+        this.toNext = toNext;
+        this.fromPrevious = fromPrevious;
+        this.counted = counted;
+        this.out = new DataOutputStream(new BufferedOutputStream(counted.out, 1 << 16));
+        this.in = new DataInputStream(new BufferedInputStream(counted.in, 1 << 16));
+        this.refused = refused;
+        this.handshakeBytes = counted.sent + counted.received;
+        counted.sent = 0;
+        counted.received = 0;
+        this.sender = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "ring-send-" + rank);
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /**
+     * Joins the ring as {@code rank} of {@code k}: listens on {@code host} (this executor's address,
+     * never the wildcard), posts "host port nonce" through {@code allGather} (which must return every
+     * rank's message in rank order), derives the stage's token from all nonces, connects to the next
+     * rank and accepts the previous one. Connections without the token are closed and counted; no
+     * valid peer within {@code timeout} fails with a message saying which rank was waited for.
+     */
+    public static TcpRing join(int rank, int k, String host, Function<String, String[]> allGather, Duration timeout)
+            throws IOException {
+        long millis = timeout.toMillis();
+        if (k < 2) {
+            throw new IllegalArgumentException("A ring needs at least two ranks, got " + k + ".");
+        }
+        InetAddress address = InetAddress.getByName(host);
+        if (address.isAnyLocalAddress()) {
+            throw new IllegalArgumentException("The ring listens on this executor's own address, not the wildcard "
+                    + host + ": give the executor's host name.");
+        }
+        try (ServerSocket server = new ServerSocket()) {
+            server.bind(new InetSocketAddress(address, 0), k);
+            byte[] nonce = new byte[16];
+            new SecureRandom().nextBytes(nonce);
+            String mine = host + " " + server.getLocalPort() + " " + HexFormat.of().formatHex(nonce);
+            String[] all = allGather.apply(mine);
+            if (all.length != k) {
+                throw new IllegalStateException("The all-gather returned " + all.length + " addresses for a ring of " + k
+                        + " ranks: run one task per partition in a barrier stage.");
+            }
+            byte[] token = token(all);
+            String[] next = all[(rank + 1) % k].split(" ");
+            Socket toNext = new Socket();
+            CountingStreams counted;
+            try {
+                toNext.connect(new InetSocketAddress(next[0], Integer.parseInt(next[1])), (int) millis);
+                toNext.setTcpNoDelay(true);
+                toNext.setSoTimeout((int) millis);
+                DataOutputStream hello = new DataOutputStream(toNext.getOutputStream());
+                hello.writeInt(MAGIC);
+                hello.write(token);
+                hello.writeInt(rank);
+                hello.flush();
+            } catch (IOException ex) {
+                toNext.close();
+                throw new IOException("Rank " + rank + " could not connect to rank " + (rank + 1) % k + " at "
+                        + next[0] + ":" + next[1] + " within " + millis + " ms: " + ex.getMessage(), ex);
+            }
+            int previous = (rank + k - 1) % k;
+            int refused = 0;
+            long deadline = System.currentTimeMillis() + millis;
+            while (true) {
+                long left = deadline - System.currentTimeMillis();
+                Socket peer;
+                try {
+                    server.setSoTimeout((int) Math.max(1, left));
+                    peer = server.accept();
+                } catch (SocketTimeoutException ex) {
+                    toNext.close();
+                    throw new IOException("Rank " + rank + " waited " + millis + " ms for rank " + previous
+                            + " to connect with the stage's token and it did not (" + refused + " connection(s) "
+                            + "refused): the peer is stuck or gone; the barrier stage fails.", ex);
+                }
+                if (accepts(peer, token, previous, millis)) {
+                    peer.setSoTimeout((int) millis);
+                    counted = new CountingStreams(toNext.getOutputStream(), peer.getInputStream());
+                    counted.sent = 4 + TOKEN_BYTES + 4;
+                    counted.received = 4 + TOKEN_BYTES + 4;
+                    return new TcpRing(rank, k, millis, toNext, peer, counted, refused);
+                }
+                refused++;
+            }
+        }
+    }
+
+    /** Whether {@code peer} says hello with the magic, the token and rank {@code previous}; else it is closed. */
+    private static boolean accepts(Socket peer, byte[] token, int previous, long millis) {
+        try {
+            peer.setSoTimeout((int) Math.min(millis, HELLO_MILLIS)); // a silent stray must not hold up the peer
+            peer.setTcpNoDelay(true);
+            DataInputStream hello = new DataInputStream(peer.getInputStream());
+            byte[] theirs = new byte[TOKEN_BYTES];
+            boolean ok = hello.readInt() == MAGIC;
+            if (ok) {
+                hello.readFully(theirs);
+                ok = MessageDigest.isEqual(token, theirs) && hello.readInt() == previous;
+            }
+            if (!ok) {
+                peer.close();
+            }
+            return ok;
+        } catch (IOException ex) {
+            try {
+                peer.close();
+            } catch (IOException ignored) {
+                // closing a refused connection
+            }
+            return false;
+        }
+    }
+
+    /** SHA-256 of every rank's message: the token only the stage's tasks know. */
+    static byte[] token(String[] all) {
+        try {
+            MessageDigest sha = MessageDigest.getInstance("SHA-256");
+            for (String s : all) {
+                sha.update(s.getBytes(StandardCharsets.UTF_8));
+                sha.update((byte) '\n');
+            }
+            return sha.digest();
+        } catch (NoSuchAlgorithmException ex) {
+            throw new IllegalStateException("This JVM has no SHA-256.", ex);
+        }
+    }
+
+    /**
+     * Sums {@code data} elementwise over the ring, in place, bucket by bucket of at most {@code bucket}
+     * elements: each bucket is ring-allreduced (k - 1 reduce-scatter steps that add the received chunk to
+     * this rank's own, k - 1 all-gather steps that keep it), so every rank ends with the same sums.
+     */
+    public void allreduce(float[] data, int bucket) throws IOException {
+        if (bucket < 1) {
+            throw new IllegalArgumentException("A bucket holds at least one element, got " + bucket + ".");
+        }
+        for (int start = 0; start < data.length; start += bucket) {
+            RingSchedule ring = RingSchedule.allreduce(Math.min(bucket, data.length - start), k);
+            for (int s = 0; s < ring.steps(); s++) {
+                exchange(data, start, ring, ring.reduceScatterSend(rank, s), ring.reduceScatterReceive(rank, s), true);
+            }
+            for (int s = 0; s < ring.steps(); s++) {
+                exchange(data, start, ring, ring.allGatherSend(rank, s), ring.allGatherReceive(rank, s), false);
+            }
+        }
+    }
+
+    /** Sends chunk {@code send} to the next rank while receiving chunk {@code receive} from the previous one. */
+    private void exchange(float[] data, int offset, RingSchedule ring, int send, int receive, boolean add)
+            throws IOException {
+        int sendFrom = offset + (int) ring.chunkStart(send);
+        int sendCount = (int) ring.chunkSize(send);
+        Future<?> sending = sender.submit(() -> {
+            ByteBuffer buf = ByteBuffer.allocate(4 * sendCount).order(ByteOrder.LITTLE_ENDIAN);
+            buf.asFloatBuffer().put(data, sendFrom, sendCount);
+            out.write(buf.array());
+            out.flush();
+            return null;
+        });
+        int from = offset + (int) ring.chunkStart(receive);
+        int count = (int) ring.chunkSize(receive);
+        byte[] bytes = new byte[4 * count];
+        try {
+            in.readFully(bytes);
+        } catch (SocketTimeoutException ex) {
+            throw new IOException("Rank " + rank + " waited more than " + timeoutMillis + " ms for rank "
+                    + (rank + k - 1) % k + "'s gradients: the peer is stuck or gone; the barrier stage fails "
+                    + "(raise the timeout if one step takes longer).", ex);
+        } catch (java.io.EOFException ex) {
+            // The peer failed first: let its task's failure reach the driver first, so that Spark's
+            // message (which names one failed task) gives the cause, not this consequence.
+            pause(PEER_FAILED_PAUSE_MILLIS);
+            throw new IOException("Rank " + (rank + k - 1) % k + " closed the ring while rank " + rank
+                    + " waited for its gradients: it failed; the barrier stage fails.", ex);
+        }
+        var floats = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer();
+        for (int i = 0; i < count; i++) {
+            data[from + i] = add ? data[from + i] + floats.get(i) : floats.get(i);
+        }
+        try {
+            sending.get(timeoutMillis, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException ex) {
+            throw new IOException("Rank " + rank + " could not send its gradients to rank " + (rank + 1) % k
+                    + " within " + timeoutMillis + " ms: the peer is stuck; the barrier stage fails.", ex);
+        } catch (ExecutionException ex) {
+            throw new IOException("Rank " + rank + " could not send to rank " + (rank + 1) % k + ": "
+                    + ex.getCause().getMessage(), ex.getCause());
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new IOException("Rank " + rank + " was interrupted while sending (the stage was cancelled).", ex);
+        }
+    }
+
+    private static void pause(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt(); // the stage is being cancelled: fail at once
+        }
+    }
+
+    /** Bytes this rank wrote to the next rank's socket since it joined, handshake excluded. */
+    public long bytesSent() {
+        return counted.sent;
+    }
+
+    /** Bytes this rank read from the previous rank's socket since it joined, handshake excluded. */
+    public long bytesReceived() {
+        return counted.received;
+    }
+
+    /** Bytes of the two hellos (magic, token, rank) this rank sent and received when it joined. */
+    public long handshakeBytes() {
+        return handshakeBytes;
+    }
+
+    /** How many connections without the stage's token (or from the wrong rank) this rank closed. */
+    public int refusedConnections() {
+        return refused;
+    }
+
+    /** This rank. */
+    public int rank() {
+        return rank;
+    }
+
+    /** Closes both connections (a peer waiting on this rank then fails at once instead of at its timeout). */
+    @Override
+    public void close() {
+        sender.shutdownNow();
+        for (Socket s : new Socket[] {toNext, fromPrevious}) {
+            try {
+                s.close();
+            } catch (IOException ignored) {
+                // closing
+            }
+        }
+    }
+
+    /** A socket's two streams with the bytes that crossed them. */
+    private static final class CountingStreams {
+        volatile long sent;
+        volatile long received;
+        final OutputStream out;
+        final InputStream in;
+
+        CountingStreams(OutputStream rawOut, InputStream rawIn) {
+            this.out = new OutputStream() {
+                @Override
+                public void write(int b) throws IOException {
+                    rawOut.write(b);
+                    sent++;
+                }
+
+                @Override
+                public void write(byte[] b, int off, int len) throws IOException {
+                    rawOut.write(b, off, len);
+                    sent += len;
+                }
+
+                @Override
+                public void flush() throws IOException {
+                    rawOut.flush();
+                }
+            };
+            this.in = new InputStream() {
+                @Override
+                public int read() throws IOException {
+                    int b = rawIn.read();
+                    if (b >= 0) {
+                        received++;
+                    }
+                    return b;
+                }
+
+                @Override
+                public int read(byte[] b, int off, int len) throws IOException {
+                    int n = rawIn.read(b, off, len);
+                    if (n > 0) {
+                        received += n;
+                    }
+                    return n;
+                }
+            };
+        }
+    }
+}

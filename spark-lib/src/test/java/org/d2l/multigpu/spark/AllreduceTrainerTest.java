@@ -1,0 +1,150 @@
+package org.d2l.multigpu.spark;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.spark.SparkConf;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.d2l.multigpu.collective.RingSchedule;
+import org.d2l.multigpu.parallel.EpochMetrics;
+import org.d2l.multigpu.runtime.Djl;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The ring-allreduce trainer on Spark local[2] against the in-process trainer's gradient averaging. */
+class AllreduceTrainerTest {
+
+    private static JavaSparkContext sc;
+
+    @BeforeAll
+    static void startSpark() {
+        Djl.engine();
+        sc = new JavaSparkContext(new SparkConf().setMaster("local[2]").setAppName("AllreduceTrainerTest")
+                .set("spark.ui.enabled", "false").set("spark.driver.host", "127.0.0.1"));
+    }
+
+    @AfterAll
+    static void stopSpark() {
+        sc.stop();
+    }
+
+    /**
+     * Trains {@code epochs} epochs on Spark and in process from the same start and checks that the
+     * parameters are bit for bit equal after every epoch; returns the Spark trainer's epoch log.
+     */
+    static List<AllreduceEpoch> assertBitForBitAsInProcess(JavaSparkContext sc, List<Minibatch> batches,
+            OptimizerFactory opt, long bucketBytes, int epochs, StepHook hook) {
+        try (AllreduceTrainer spark = AllreduceTrainer.builder(Models.LENET).setPartitions(2).optOptimizer(opt)
+                .optBucketBytes(bucketBytes).optStepHook(hook).optContext(sc).build();
+                SplitData data = spark.distribute(batches)) {
+            ParameterValues start = ParameterValues.of(spark.getNet());
+            List<ParameterValues> viaSpark = new ArrayList<>();
+            for (int e = 0; e < epochs; e++) {
+                spark.trainEpoch(data, null);
+                viaSpark.add(ParameterValues.of(spark.getNet()));
+            }
+            List<ParameterValues> inProcess = InProcess.trainAveragingGradients(start, batches, 2, opt, epochs);
+            for (int e = 0; e < epochs; e++) {
+                assertEquals(0.0, viaSpark.get(e).maxAbsDifference(inProcess.get(e)), "epoch " + (e + 1));
+            }
+            assertTrue(viaSpark.get(epochs - 1).maxAbsDifference(start) > 1e-3, "training moved the parameters");
+            return spark.getEpochLog();
+        }
+    }
+
+    @Test
+    void twoExecutorsRingAllreducingGradientsEqualTheInProcessTrainerBitForBitAfterEveryEpoch() {
+        List<AllreduceEpoch> log = assertBitForBitAsInProcess(sc, SyntheticData.minibatches(6, 16, 42),
+                OptimizerFactory.sgd(0.1f), 25L << 20, 2, StepHook.none());
+        assertEquals(2, log.size());
+        assertEquals(1, log.get(1).attempts());
+    }
+
+    @Test
+    void momentumStateCarriedAcrossEpochsAndSmallBucketsStayBitForBitEqual() {
+        // 40 kB buckets: LeNet's 129,068 gradients go in 13 buckets of 10,000 floats, each its own ring allreduce.
+        List<AllreduceEpoch> log = assertBitForBitAsInProcess(sc, SyntheticData.minibatches(4, 16, 7),
+                OptimizerFactory.sgd(0.05f, 0.9f), 40_000, 2, StepHook.none());
+        long p = log.get(0).gradientElements();
+        assertEquals((p + 9_999) / 10_000, log.get(0).results().get(0).buckets());
+        assertTrue(log.get(0).results().get(0).buckets() > 1);
+    }
+
+    @Test
+    void aLastGlobalBatchSmallerThanKTrainsOnTheRanksThatHaveExamples() {
+        List<Minibatch> batches = new ArrayList<>(SyntheticData.minibatches(3, 8, 11));
+        batches.add(SyntheticData.minibatches(1, 1, 12).get(0)); // one example: rank 1's shard is empty
+        assertBitForBitAsInProcess(sc, batches, OptimizerFactory.sgd(0.1f), 25L << 20, 1, StepHook.none());
+    }
+
+    @Test
+    void bytesOnTheSocketsAreTheRingsTwoTimesKMinusOneOverKOfTheGradientBytesPerStep() {
+        long bucketBytes = 40_000;
+        try (AllreduceTrainer spark = AllreduceTrainer.builder(Models.LENET).setPartitions(2)
+                .optOptimizer(OptimizerFactory.sgd(0.1f)).optBucketBytes(bucketBytes).optContext(sc).build();
+                SplitData data = spark.distribute(SyntheticData.minibatches(3, 8, 3))) {
+            EpochMetrics m = spark.trainEpoch(data, null);
+            AllreduceEpoch e = spark.getEpochLog().get(0);
+            long p = e.gradientElements();
+            assertEquals(ParameterValues.of(spark.getNet()).size(), p, "every parameter's gradient, once");
+            for (int r = 0; r < 2; r++) {
+                long expected = 0; // what the schedule sends per step, bucket by bucket
+                for (long start = 0; start < p; start += bucketBytes / 4) {
+                    expected += 4 * RingSchedule.allreduce(Math.min(bucketBytes / 4, p - start), 2).elementsSent(r);
+                }
+                assertEquals(expected, e.bytesSentPerStep(r), "rank " + r);
+                assertEquals(expected, e.bytesReceivedPerStep(r), "rank " + r);
+                assertEquals(e.ringBytesPerStep(), e.bytesSentPerStep(r), 4.0 * e.results().get(0).buckets(),
+                        "2(k-1)/k x 4P, up to one float per bucket of uneven chunks");
+            }
+            assertEquals(2 * 3 * e.bytesSentPerStep(0), m.syncBytes(), "the epoch's bytes: both ranks, 3 steps");
+            assertEquals(3, m.syncs());
+        }
+    }
+
+    @Test
+    void aTaskThatThrowsOnItsFirstAttemptIsRunAgainFromTheLastCompleteEpochAndGivesTheSameParameters() {
+        StepHook failOnce = StepHook.failOnce(1, 2, 1);
+        List<AllreduceEpoch> log = assertBitForBitAsInProcess(sc, SyntheticData.minibatches(4, 16, 5),
+                OptimizerFactory.sgd(0.1f, 0.9f), 25L << 20, 2, failOnce);
+        assertEquals(1, log.get(0).attempts());
+        assertEquals(2, log.get(1).attempts());
+        assertTrue(log.get(1).failures().get(0).contains("Epoch 2, rank 1 failed: task lost before global batch 1 (injected by StepHook.failOnce)"), log.get(1).failures().toString());
+    }
+
+    @Test
+    void aNaNMinibatchFailsEveryAttemptAndLeavesTheDriversModelAtTheLastCompleteEpoch() {
+        List<Minibatch> batches = new ArrayList<>(SyntheticData.minibatches(4, 8, 9));
+        List<Minibatch> poisoned = new ArrayList<>(batches);
+        Minibatch b = batches.get(2);
+        float[] x = b.x().clone();
+        x[10] = Float.NaN;
+        poisoned.set(2, new Minibatch(x, b.shape(), b.y()));
+        try (AllreduceTrainer spark = AllreduceTrainer.builder(Models.LENET).setPartitions(2)
+                .optOptimizer(OptimizerFactory.sgd(0.1f)).optMaxAttempts(2).optContext(sc).build();
+                SplitData clean = spark.distribute(batches); SplitData bad = spark.distribute(poisoned)) {
+            spark.trainEpoch(clean, null);
+            ParameterValues afterEpoch1 = ParameterValues.of(spark.getNet());
+            EpochFailedException ex = assertThrows(EpochFailedException.class, () -> spark.trainEpoch(bad, null));
+            assertTrue(ex.getMessage().contains("Epoch 2 failed on all 2 attempts"), ex.getMessage());
+            assertTrue(ex.getMessage().contains("rank 0 failed: the training loss is NaN at step 3"), ex.getMessage());
+            assertTrue(ex.getMessage().contains("at the end of epoch 1"), ex.getMessage());
+            assertEquals(2, ex.attempts());
+            assertEquals(0.0, ParameterValues.of(spark.getNet()).maxAbsDifference(afterEpoch1));
+        }
+    }
+
+    @Test
+    void dataSplitForAnotherNumberOfPartitionsIsRefused() {
+        try (AllreduceTrainer spark = AllreduceTrainer.builder(Models.LENET).setPartitions(2)
+                .optOptimizer(OptimizerFactory.sgd(0.1f)).optContext(sc).build();
+                SplitData data = SplitData.of(sc, SyntheticData.minibatches(2, 4, 1), 1)) {
+            IllegalArgumentException ex = assertThrows(IllegalArgumentException.class, () -> spark.trainEpoch(data, null));
+            assertTrue(ex.getMessage().contains("distribute it with this trainer"), ex.getMessage());
+        }
+    }
+}
