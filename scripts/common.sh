@@ -48,5 +48,12 @@ isolate_jupyter() {
 # ipykernel's debugger prints a frozen-modules warning whenever kernelspecs are listed.
 export PYDEVD_DISABLE_FILE_VALIDATION=1
 
+# Whether to build without the bundled CPU natives (-Dgpu): an NVIDIA GPU that nvidia-smi lists, unless
+# D2L_CPU_ONLY=1 or MVN_ARGS already says -Dgpu.
+wants_gpu_build() {
+    [[ "${D2L_CPU_ONLY:-}" != 1 && " ${MVN_ARGS:-} " != *" -Dgpu"* ]] &&
+        command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU'
+}
+
 log() { printf '%s\n' "$*"; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }

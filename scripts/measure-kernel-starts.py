@@ -23,10 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-os.environ["JUPYTER_PATH"] = str(ROOT / "build" / "jupyter")
-os.environ["JUPYTER_RUNTIME_DIR"] = str(ROOT / "build" / "jupyter" / "runtime")
-os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
+from jupyter_env import ROOT  # noqa: E402  (sets the project-local Jupyter environment)
 
 from jupyter_client.kernelspec import KernelSpecManager  # noqa: E402  (after the environment is set)
 from jupyter_client.manager import KernelManager  # noqa: E402

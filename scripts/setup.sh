@@ -82,8 +82,7 @@ fi
 # --- 3. Support jar ------------------------------------------------------------------------------
 # An NVIDIA GPU: build without the bundled CPU natives, so that DJL fetches the CUDA ones at first
 # start (needs internet once). D2L_CPU_ONLY=1 keeps the CPU build.
-if [[ "${D2L_CPU_ONLY:-}" != 1 && " ${MVN_ARGS:-} " != *" -Dgpu"* ]] &&
-    command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
+if wants_gpu_build; then
     log "NVIDIA GPU found: building with -Dgpu (DJL downloads the CUDA natives at first start; D2L_CPU_ONLY=1 to keep CPU)."
     MVN_EXTRA+=(-Dgpu)
     MVN_ARGS="${MVN_ARGS:-} -Dgpu"

@@ -26,8 +26,7 @@ if [[ "${1:-}" == --gpu ]]; then
     # Without the bundled CPU natives (-Dgpu) when nvidia-smi lists a GPU, as scripts/setup.sh builds;
     # DJL may fetch its CUDA natives (DJL_OFFLINE=true forbids it).
     gpu_args=(-Dgroups=gpu -Dd2l.test.excludedGroups= "-Dd2l.djl.offline=${DJL_OFFLINE:-false}")
-    if [[ "${D2L_CPU_ONLY:-}" != 1 && " ${MVN_ARGS:-} " != *" -Dgpu"* ]] &&
-        command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
+    if wants_gpu_build; then
         gpu_args+=(-Dgpu)
     fi
     log "==> GPU group: mvn -B ${MVN_ARGS:-} ${gpu_args[*]} -pl support-lib test"

@@ -18,7 +18,7 @@ import shutil
 import sys
 import time
 
-from test_kernel_interrupt import ROOT, START_TIMEOUT_S, Cell, run_cell, KernelManager  # sets JUPYTER_PATH
+from test_kernel_interrupt import ROOT, START_TIMEOUT_S, Cell, run_cell, KernelManager  # noqa: E402
 
 EPOCHS = 6
 FOLDER = ROOT / "build" / "kernel-restart-test"

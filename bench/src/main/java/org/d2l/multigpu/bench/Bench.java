@@ -72,22 +72,4 @@ public final class Bench {
         double[] f = ChildProcess.measure(cmd, config);
         return Arrays.copyOf(f, Math.max(f.length, 4));
     }
-
-    // SparkBench's calls, until it moves onto the harness (a commit of its own, for the merge with its other changes).
-
-    static double median(double[] a) {
-        return RoundResults.median(a);
-    }
-
-    static String cpuModel() throws java.io.IOException {
-        return org.d2l.multigpu.bench.harness.Machine.cpuModel();
-    }
-
-    static double[] measure(List<String> cmd, String config) throws java.io.IOException, InterruptedException {
-        return ChildProcess.measure(cmd, config);
-    }
-
-    static long peakRssKb() throws java.io.IOException {
-        return org.d2l.multigpu.bench.harness.Machine.peakRssKb();
-    }
 }

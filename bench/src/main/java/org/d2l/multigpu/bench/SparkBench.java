@@ -3,17 +3,19 @@ package org.d2l.multigpu.bench;
 import ai.djl.nn.Block;
 import ai.djl.training.dataset.ArrayDataset;
 import java.io.IOException;
-import java.nio.file.Path;
-import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.d2l.multigpu.bench.harness.ChildProcess;
+import org.d2l.multigpu.bench.harness.Cli;
+import org.d2l.multigpu.bench.harness.Machine;
+import org.d2l.multigpu.bench.harness.MarkdownTable;
+import org.d2l.multigpu.bench.harness.RoundResults;
+import org.d2l.multigpu.bench.harness.Rounds;
 import org.d2l.multigpu.data.FashionMnistData;
 import org.d2l.multigpu.devices.Devices;
-import org.apache.spark.api.java.JavaSparkContext;
 import org.d2l.multigpu.parallel.DataParallelTrainer;
 import org.d2l.multigpu.parallel.GradientAveraging;
 import org.d2l.multigpu.parallel.ParameterAveraging;
@@ -26,6 +28,8 @@ import org.d2l.multigpu.spark.RoundResult;
 import org.d2l.multigpu.spark.ShardedData;
 import org.d2l.multigpu.spark.SparkTrainer;
 import org.d2l.multigpu.spark.SplitData;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * Data parallelism on Spark against the in-process {@code DataParallelTrainer} on k virtual replicas,
@@ -48,97 +52,106 @@ public final class SparkBench {
 
     private SparkBench() {}
 
-    public static void main(String[] args) throws Exception {
-        Map<String, String> o = new LinkedHashMap<>();
-        for (int i = 0; i < args.length; i++) {
-            if (!args[i].startsWith("--") || i + 1 >= args.length) {
-                throw new IllegalArgumentException("usage: SparkBench [--workers K] [--batch N (per worker)] "
-                        + "[--limit N] [--epochs N (timed)] [--rounds N]; got " + Arrays.toString(args));
+    /** The options of {@link SparkBench}; a child run also gets {@code --child config}. */
+    @Command(name = "SparkBench", description = "Data parallelism on Spark (parameter averaging, ring allreduce) "
+            + "against the in-process trainer, each configuration in its own JVM, interleaved round by round.")
+    static final class Options implements Cli.Checked {
+        @Option(names = "--workers", paramLabel = "K", description = "Spark partitions and virtual replicas (default 2)")
+        int workers = 2;
+
+        @Option(names = "--batch", paramLabel = "N", description = "minibatch per worker (default 128)")
+        int batch = 128;
+
+        @Option(names = "--limit", paramLabel = "N", description = "DATASET_LIMIT, training examples (default 12800)")
+        int limit = 12800;
+
+        @Option(names = "--epochs", paramLabel = "N", description = "timed epochs after one warm-up epoch (default 2)")
+        int epochs = 2;
+
+        @Option(names = "--rounds", paramLabel = "N", description = "interleaved rounds (default 3)")
+        int rounds = 3;
+
+        @Option(names = "--master", paramLabel = "M", description = "local-cluster (k executor JVMs, "
+                + "local-cluster[k,1,1024]) or local (local[k]) (default local-cluster)")
+        String master = "local-cluster";
+
+        @Option(names = "--child", hidden = true, description = "measures this configuration in this JVM")
+        String child;
+
+        @Override
+        public void check() {
+            Cli.atLeast("--workers", workers, 1);
+            Cli.atLeast("--batch", batch, 1);
+            Cli.atLeast("--limit", limit, 1);
+            Cli.atLeast("--epochs", epochs, 1);
+            Cli.atLeast("--rounds", rounds, 1);
+            Cli.oneOf("--master", master, List.of("local-cluster", "local"));
+            if (child != null) {
+                Cli.oneOf("--child", child, CONFIGS);
             }
-            o.put(args[i].substring(2), args[++i]);
         }
-        if (o.containsKey("child")) {
+    }
+
+    public static void main(String[] args) throws Exception {
+        Options o = Cli.parseOrExit(new Options(), args);
+        if (o.child != null) {
             child(o);
         } else {
             parent(o);
         }
     }
 
-    private static void parent(Map<String, String> o) throws Exception {
-        int workers = Integer.parseInt(o.getOrDefault("workers", "2"));
-        int batch = Integer.parseInt(o.getOrDefault("batch", "128"));
-        int limit = Integer.parseInt(o.getOrDefault("limit", "12800"));
-        int epochs = Integer.parseInt(o.getOrDefault("epochs", "2"));
-        int rounds = Integer.parseInt(o.getOrDefault("rounds", "3"));
-        String master = o.getOrDefault("master", "local-cluster");
-        Map<String, List<double[]>> runs = new LinkedHashMap<>();
-        CONFIGS.forEach(c -> runs.put(c, new ArrayList<>()));
-        for (int r = 0; r < rounds; r++) {
-            for (int j = 0; j < CONFIGS.size(); j++) {
-                String c = CONFIGS.get((j + r) % CONFIGS.size());
-                double[] res = runChild(c, workers, batch, limit, epochs, master);
-                runs.get(c).add(res);
-                System.err.printf(Locale.ROOT, "round %d %-10s %8.1f examples/s  overhead/round %6.1f ms  "
-                        + "round %6.1f ms  peak RSS %5.0f MB%n", r + 1, c, res[0], res[1], res[2], res[3] / 1024);
-            }
-        }
+    private static void parent(Options o) throws Exception {
+        int workers = o.workers;
+        int batch = o.batch;
+        RoundResults runs = Rounds.run(CONFIGS, o.rounds, c -> runChild(c, o),
+                (r, c, res) -> System.err.printf(Locale.ROOT, "round %d %-10s %8.1f examples/s  overhead/round %6.1f ms  "
+                        + "round %6.1f ms  peak RSS %5.0f MB%n", r, c, res[0], res[1], res[2], res[3] / 1024));
         StringBuilder sb = new StringBuilder();
-        String spark = LocalCluster.master(master, workers);
+        String spark = LocalCluster.master(o.master, workers);
         sb.append(String.format(Locale.ROOT, "### Spark %s against the in-process trainer, %d workers, "
                 + "LeNet, minibatch %d per worker, DATASET_LIMIT %d, %d timed epoch(s) after 1 warm-up, "
-                + "%d interleaved rounds%n%n", spark, workers, batch, limit, epochs, rounds));
-        sb.append(String.format(Locale.ROOT, "Machine: %s, %d cores, JDK %s, %s%n%n", Bench.cpuModel(),
-                Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"), LocalDate.now()));
-        sb.append("| run | synchronised | examples/s (median) | ms per step of " + workers + " x " + batch
-                + " examples (median) | ratio to in-process (median of per-round ratios) | overhead per averaging, "
-                + "ms (median) | round, ms (median) | peak RSS MB (max) |\n|---|---|---|---|---|---|---|---|\n");
+                + "%d interleaved rounds%n%n", spark, workers, batch, o.limit, o.epochs, o.rounds));
+        sb.append(Machine.line(""));
+        MarkdownTable t = new MarkdownTable().text("run").text("synchronised").number("examples/s (median)", 1)
+                .number("ms per step of " + workers + " x " + batch + " examples (median)", 1)
+                .number("ratio to in-process (median of per-round ratios)", 3)
+                .number("overhead per averaging, ms (median)", 1).number("round, ms (median)", 1)
+                .number("peak RSS MB (max)", 0);
         for (String c : CONFIGS) {
-            List<double[]> v = runs.get(c);
-            List<double[]> base = runs.get(c.equals("allreduce") ? "inproc-grad" : "inproc-" + c.substring(c.indexOf('-') + 1));
-            double[] ratios = new double[v.size()];
-            for (int i = 0; i < v.size(); i++) {
-                ratios[i] = v.get(i)[0] / base.get(i)[0];
-            }
+            String base = c.equals("allreduce") ? "inproc-grad" : "inproc-" + c.substring(c.indexOf('-') + 1);
             boolean averaging = c.startsWith("spark");
             boolean gradients = c.equals("allreduce") || c.equals("inproc-grad");
             String name = c.equals("allreduce") ? "AllreduceTrainer, " + spark + ", barrier stage of " + workers
                     : averaging ? "SparkTrainer, " + spark + ", " + workers + " partitions"
                     : "DataParallelTrainer, " + workers + " virtual replicas";
-            sb.append(String.format(Locale.ROOT, "| %s | %s | %.1f | %.1f | %.3f | %s | %s | %.0f |%n", name,
-                    gradients ? "gradients every step" : "parameters every " + c.substring(c.indexOf("-f") + 2)
-                            + " step(s)", Bench.median(col(v, 0)), Bench.median(col(v, 4)), Bench.median(ratios),
-                    averaging ? String.format(Locale.ROOT, "%.1f", Bench.median(col(v, 1))) : "-",
-                    averaging ? String.format(Locale.ROOT, "%.1f", Bench.median(col(v, 2))) : "-",
-                    Arrays.stream(col(v, 3)).max().orElse(0) / 1024));
+            t.row(name, gradients ? "gradients every step" : "parameters every " + c.substring(c.indexOf("-f") + 2)
+                            + " step(s)", runs.median(c, 0), runs.median(c, 4), runs.ratio(c, base, 0),
+                    averaging ? runs.median(c, 1) : null, averaging ? runs.median(c, 2) : null, runs.max(c, 3) / 1024);
         }
-        List<double[]> a = runs.get("allreduce");
+        sb.append(t);
         sb.append(String.format(Locale.ROOT, "%nWhere the allreduce trainer's time goes (medians): per step %.1f ms "
                 + "forward and backward, %.1f ms ring allreduce (waiting for the slower peer included), %.1f ms "
                 + "update; per epoch %.0f ms joining the ring (all-gather through the driver, connections) and "
                 + "%.0f ms of Spark's stage (start, parameters in and out) outside the tasks' work; %.0f bytes sent "
                 + "per step and rank on the sockets against 2(k-1)/k x gradient bytes = %.0f.%n",
-                Bench.median(col(a, 5)), Bench.median(col(a, 6)), Bench.median(col(a, 7)), Bench.median(col(a, 9)),
-                Bench.median(col(a, 8)), Bench.median(col(a, 10)), Bench.median(col(a, 11))));
+                runs.median("allreduce", 5), runs.median("allreduce", 6), runs.median("allreduce", 7),
+                runs.median("allreduce", 9), runs.median("allreduce", 8), runs.median("allreduce", 10),
+                runs.median("allreduce", 11)));
         System.out.println(sb);
     }
 
-    private static double[] col(List<double[]> v, int i) {
-        return v.stream().mapToDouble(a -> a[i]).toArray();
-    }
-
-    private static double[] runChild(String config, int workers, int batch, int limit, int epochs, String master)
-            throws IOException, InterruptedException {
-        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        List<String> cmd = new ArrayList<>(List.of(java.toString(), "--enable-native-access=ALL-UNNAMED"));
+    private static double[] runChild(String config, Options o) throws IOException, InterruptedException {
+        List<String> jvm = new ArrayList<>();
         String sparkOpts = System.getProperty("spark.module.options", "");
         if (!sparkOpts.isBlank()) {
-            cmd.addAll(Arrays.asList(sparkOpts.trim().split("\\s+")));
-            cmd.add("-Dspark.module.options=" + sparkOpts.trim()); // for local-cluster's executor JVMs
+            jvm.addAll(Arrays.asList(sparkOpts.trim().split("\\s+")));
+            jvm.add("-Dspark.module.options=" + sparkOpts.trim()); // for local-cluster's executor JVMs
         }
-        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), SparkBench.class.getName(),
-                "--child", config, "--workers", String.valueOf(workers), "--batch", String.valueOf(batch),
-                "--limit", String.valueOf(limit), "--epochs", String.valueOf(epochs), "--master", master));
-        return Bench.measure(cmd, config);
+        List<String> cmd = ChildProcess.java(jvm, SparkBench.class);
+        cmd.addAll(List.of("--child", config, "--workers", String.valueOf(o.workers), "--batch", String.valueOf(o.batch),
+                "--limit", String.valueOf(o.limit), "--epochs", String.valueOf(o.epochs), "--master", o.master));
+        return ChildProcess.measure(cmd, config);
     }
 
     /**
@@ -146,13 +159,13 @@ public final class SparkBench {
      * computeMs allreduceMs updateMs stageOverheadMs joinMs bytesSentPerStep ringBytesPerStep} (the last six for
      * the allreduce trainer, else 0).
      */
-    private static void child(Map<String, String> o) throws Exception {
+    private static void child(Options o) throws Exception {
         Djl.setup();
-        String config = o.get("child");
-        int workers = Integer.parseInt(o.get("workers"));
-        int batch = Integer.parseInt(o.get("batch"));
-        int limit = Integer.parseInt(o.get("limit"));
-        int epochs = Integer.parseInt(o.get("epochs"));
+        String config = o.child;
+        int workers = o.workers;
+        int batch = o.batch;
+        int limit = o.limit;
+        int epochs = o.epochs;
         boolean gradients = config.equals("allreduce") || config.equals("inproc-grad");
         int frequency = gradients ? 1 : Integer.parseInt(config.substring(config.indexOf("-f") + 2));
         FashionMnistData fashion = FashionMnistData.builder().batchSize(gradients ? workers * batch : batch)
@@ -162,7 +175,7 @@ public final class SparkBench {
         double examplesPerSecond;
         double[] extra = new double[9]; // overheadMs roundMs, then the allreduce trainer's seven figures
         if (config.startsWith("spark")) {
-            try (JavaSparkContext sc = LocalCluster.start(o.get("master"), workers);
+            try (JavaSparkContext sc = LocalCluster.start(o.master, workers);
                     SparkTrainer spark = SparkTrainer.builder(Models.LENET).optContext(sc)
                     .setPartitions(workers).optAveragingFrequency(frequency).optOptimizer(opt).build();
                     ShardedData data = spark.distribute(train)) {
@@ -174,11 +187,11 @@ public final class SparkBench {
                 }
                 examplesPerSecond = epochs * data.examples() / ((System.nanoTime() - t0) / 1e9);
                 List<RoundResult> timed = spark.getRounds().subList(warmRounds, spark.getRounds().size());
-                extra[0] = 1000 * Bench.median(timed.stream().mapToDouble(RoundResult::overheadSeconds).toArray());
-                extra[1] = 1000 * Bench.median(timed.stream().mapToDouble(RoundResult::seconds).toArray());
+                extra[0] = 1000 * RoundResults.median(timed.stream().mapToDouble(RoundResult::overheadSeconds).toArray());
+                extra[1] = 1000 * RoundResults.median(timed.stream().mapToDouble(RoundResult::seconds).toArray());
             }
         } else if (config.equals("allreduce")) {
-            try (JavaSparkContext sc = LocalCluster.start(o.get("master"), workers);
+            try (JavaSparkContext sc = LocalCluster.start(o.master, workers);
                     AllreduceTrainer spark = AllreduceTrainer.builder(Models.LENET).optContext(sc).setPartitions(workers)
                     .optOptimizer(opt).build(); SplitData data = spark.distribute(train)) {
                 spark.trainEpoch(data, null); // warm-up
@@ -188,11 +201,11 @@ public final class SparkBench {
                 }
                 examplesPerSecond = epochs * data.examples() / ((System.nanoTime() - t0) / 1e9);
                 List<AllreduceEpoch> timed = spark.getEpochLog().subList(1, spark.getEpochLog().size());
-                extra[2] = 1000 * Bench.median(timed.stream().mapToDouble(AllreduceEpoch::computeSecondsPerStep).toArray());
-                extra[3] = 1000 * Bench.median(timed.stream().mapToDouble(AllreduceEpoch::allreduceSecondsPerStep).toArray());
-                extra[4] = 1000 * Bench.median(timed.stream().mapToDouble(AllreduceEpoch::updateSecondsPerStep).toArray());
-                extra[5] = 1000 * Bench.median(timed.stream().mapToDouble(AllreduceEpoch::stageOverheadSeconds).toArray());
-                extra[6] = 1000 * Bench.median(timed.stream().mapToDouble(AllreduceEpoch::joinSeconds).toArray());
+                extra[2] = 1000 * RoundResults.median(timed.stream().mapToDouble(AllreduceEpoch::computeSecondsPerStep).toArray());
+                extra[3] = 1000 * RoundResults.median(timed.stream().mapToDouble(AllreduceEpoch::allreduceSecondsPerStep).toArray());
+                extra[4] = 1000 * RoundResults.median(timed.stream().mapToDouble(AllreduceEpoch::updateSecondsPerStep).toArray());
+                extra[5] = 1000 * RoundResults.median(timed.stream().mapToDouble(AllreduceEpoch::stageOverheadSeconds).toArray());
+                extra[6] = 1000 * RoundResults.median(timed.stream().mapToDouble(AllreduceEpoch::joinSeconds).toArray());
                 extra[7] = timed.get(0).bytesSentPerStep(0);
                 extra[8] = timed.get(0).ringBytesPerStep();
             }
@@ -213,7 +226,7 @@ public final class SparkBench {
         }
         double msPerStep = 1000.0 * workers * batch / examplesPerSecond;
         System.out.printf(Locale.ROOT, "RESULT %s %.3f %.3f %.3f %d %.3f %.3f %.3f %.3f %.3f %.3f %.1f %.1f%n", config,
-                examplesPerSecond, extra[0], extra[1], Bench.peakRssKb(), msPerStep, extra[2], extra[3], extra[4],
+                examplesPerSecond, extra[0], extra[1], Machine.peakRssKb(), msPerStep, extra[2], extra[3], extra[4],
                 extra[5], extra[6], extra[7], extra[8]);
     }
 }

@@ -34,12 +34,7 @@ import org.d2l.multigpu.runtime.NoGrad;
  * How the replicas compute is asked of a {@link PrecisionPolicy}: with {@code optDataType(DataType.FLOAT16)}
  * they compute in float16 against float32 master weights with dynamic loss scaling; the block's own
  * arrays stay the float32 master of replica 0, on which the test accuracy is evaluated.
- *
- * <p>A shuffled training set (DJL's random sampling) is read in an order drawn from the trainer's seed and
- * the epoch's number, so that a run resumed from a checkpoint ({@code optCheckpoints}) reads what an
- * unbroken run reads. A resumed run ends with the parameters and history of the unbroken run bit for bit
- * on one device and on virtual replicas on the CPU (both compute one after another, in a fixed order);
- * GPUs on worker threads only as far as their kernels are deterministic.
+ * Checkpoints ({@code optCheckpoints}), and what a resumed run reproduces: {@link TrainerState}.
  */
 public final class DataParallelTrainer implements AutoCloseable {
 
@@ -52,23 +47,26 @@ public final class DataParallelTrainer implements AutoCloseable {
     private final Block net;
     private final List<Device> devices;
     private final Loss loss;
-    private final Optimizer optimizer;
+    /** Read and written by {@link TrainerState} for checkpoints, as are masters, precision, history, steps, shuffleSeed. */
+    final Optimizer optimizer;
     private final ReplicaSync sync;
     private final boolean progress;
     private final boolean prefetch;
-    private final NDManager manager;
+    final NDManager manager;
     /** The manager of the block's parameters when this trainer initialised them, freed by close(); else null. */
     private final NDManager ownParameters;
     /** The parameters the rule updates, one store per replica: float32 (replica 0's are the block's own), or pure float16's. */
-    private final Replicas masters;
+    final Replicas masters;
     /** How the replicas compute (FLOAT32 on the masters, or FLOAT16 copies of them). */
-    private final PrecisionPolicy precision;
+    final PrecisionPolicy precision;
     private final ReplicaWorkers workers;
-    private final List<EpochMetrics> history = new ArrayList<>();
+    final List<EpochMetrics> history = new ArrayList<>();
     private final EpochTally tally = new EpochTally();
-    private final Checkpoints checkpoints;
-    private long steps;
-    private long shuffleSeed;
+    /** The builder's checkpoint settings, or null. */
+    final Checkpoints checkpoints;
+    long steps;
+    /** The seed of the data order: epoch e of a shuffled training set is read in an order drawn from (seed, e). */
+    long shuffleSeed;
 
     private DataParallelTrainer(TrainerSettings<?> s) {
         Djl.setup();
@@ -284,41 +282,6 @@ public final class DataParallelTrainer implements AutoCloseable {
      */
     public EpochMetrics trainEpoch(RandomAccessDataset trainSet, RandomAccessDataset testSet) {
         return epochs(trainSet, testSet).trainEpoch(EpochListeners.of(progress));
-    }
-
-    /** The seed of the data order: epoch e of a shuffled training set is read in an order drawn from (seed, e). */
-    long shuffleSeed() {
-        return shuffleSeed;
-    }
-
-    /** The checkpoint settings of the builder, or null. */
-    Checkpoints checkpoints() {
-        return checkpoints;
-    }
-
-    Optimizer optimizer() {
-        return optimizer;
-    }
-
-    NDManager manager() {
-        return manager;
-    }
-
-    Replicas masters() {
-        return masters;
-    }
-
-    /** Copies the masters into what the replicas compute with, after they were written. */
-    void mastersChanged(NDManager tmp) {
-        precision.mastersChanged(tmp);
-    }
-
-    /** Puts back, from a checkpoint, the finished epochs, the global steps and the data order's seed. */
-    void restoreProgress(List<EpochMetrics> epochs, long steps, long shuffleSeed) {
-        history.clear();
-        history.addAll(epochs);
-        this.steps = steps;
-        this.shuffleSeed = shuffleSeed;
     }
 
     /** Whether the run wants a progress line. */

@@ -49,7 +49,7 @@ final class TrainerEpochs implements EpochTrainer {
         events.onEpochStart(epoch, trainSet.size());
         tally.reset();
         try (NoGrad g = NoGrad.scope();
-                Minibatches batches = new Minibatches(trainSet, org.d2l.multigpu.data.DataOrder.of(trainSet, t.shuffleSeed(), epoch), manager,
+                Minibatches batches = new Minibatches(trainSet, org.d2l.multigpu.data.DataOrder.of(trainSet, t.shuffleSeed, epoch), manager,
                         prefetch, own ? k : 1)) {
             for (List<NDList> group = nextGroup(batches, events); !group.isEmpty(); group = nextGroup(batches, events)) {
                 long t0 = System.nanoTime();
@@ -97,7 +97,7 @@ final class TrainerEpochs implements EpochTrainer {
 
     @Override
     public Checkpoints checkpoints() {
-        return t.checkpoints();
+        return t.checkpoints;
     }
 
     @Override

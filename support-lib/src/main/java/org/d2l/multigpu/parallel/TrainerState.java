@@ -23,6 +23,12 @@ import org.d2l.multigpu.runtime.NoGrad;
  * (momentum, Adam's moments, each sharded owner's or parameter-averaging worker's) and update counts, the
  * loss scale, the global step count, the seed of the data order and the metrics history. Keys are
  * parameter names, since DJL's parameter ids differ in every new block.
+ *
+ * <p>A shuffled training set (DJL's random sampling) is read in an order drawn from the trainer's seed and
+ * the epoch's number, so that a run resumed from a checkpoint reads what an unbroken run reads. A resumed
+ * run ends with the parameters and history of the unbroken run bit for bit on one device and on virtual
+ * replicas on the CPU (both compute one after another, in a fixed order); GPUs on worker threads only as
+ * far as their kernels are deterministic.
  */
 final class TrainerState implements CheckpointPart {
 
@@ -47,7 +53,7 @@ final class TrainerState implements CheckpointPart {
         id.put("replicas", String.valueOf(t.getDevices().size()));
         id.put("precision", t.describePrecision());
         id.put("rule", t.getSync().describe());
-        id.put("optimizer", t.optimizer().getClass().getName());
+        id.put("optimizer", t.optimizer.getClass().getName());
         id.putAll(new java.util.TreeMap<>(data));
         for (Pair<String, Parameter> p : t.getNet().getParameters()) {
             NDArray a = p.getValue().getArray();
@@ -61,19 +67,19 @@ final class TrainerState implements CheckpointPart {
         Block net = t.getNet();
         out.put("parameters.params", ParameterFile.of(net));
         Map<String, NDArray> state = new LinkedHashMap<>();
-        OptimizerState.of(t.optimizer()).forEach((kind, key, device, value) ->
+        OptimizerState.of(t.optimizer).forEach((kind, key, device, value) ->
                 state.put(kind + "|" + replicaOf(device) + "|" + rename(key, nameOfId), value));
         out.put("optimizer.ndlist", ParameterFile.encode(state));
         Map<String, String> props = new LinkedHashMap<>();
         props.put("steps", String.valueOf(t.getSteps()));
-        props.put("shuffleSeed", String.valueOf(t.shuffleSeed()));
+        props.put("shuffleSeed", String.valueOf(t.shuffleSeed));
         LossScale scale = t.getLossScale();
         if (scale != null) {
             props.put("lossScale", Float.toHexString(scale.scale()));
             props.put("lossScaleGoodSteps", String.valueOf(scale.goodSteps()));
             props.put("lossScaleSkipped", String.valueOf(scale.skippedSteps()));
         }
-        props.putAll(OptimizerCounts.of(t.optimizer(), k -> rename(k, nameOfId)));
+        props.putAll(OptimizerCounts.of(t.optimizer, k -> rename(k, nameOfId)));
         out.putText("trainer.properties", props);
         out.put("history.csv", MetricsHistory.encode(t.getHistory()));
     }
@@ -81,18 +87,18 @@ final class TrainerState implements CheckpointPart {
     @Override
     public void load(Checkpoint in) {
         Map<String, String> props = in.text("trainer.properties");
-        try (NoGrad g = NoGrad.scope(); NDManager tmp = t.manager().newSubManager()) {
+        try (NoGrad g = NoGrad.scope(); NDManager tmp = t.manager.newSubManager()) {
             Map<String, NDArray> values = ParameterFile.read(t.getNet(), in.get("parameters.params"), tmp);
-            for (ReplicaStore r : t.masters().stores()) {
-                for (Parameter p : t.masters().parameters()) {
+            for (ReplicaStore r : t.masters.stores()) {
+                for (Parameter p : t.masters.parameters()) {
                     NDArray dst = r.get(p.getId());
                     NDArray v = values.get(nameOfId.get(p.getId())).toType(dst.getDataType(), false);
                     v.attach(tmp);
                     org.d2l.multigpu.devices.OnDevice.copyInto(v, dst);
                 }
             }
-            t.mastersChanged(tmp);
-            OptimizerState state = OptimizerState.of(t.optimizer());
+            t.precision.mastersChanged(tmp);
+            OptimizerState state = OptimizerState.of(t.optimizer);
             state.clear();
             List<Device> devices = t.getDevices();
             ParameterFile.decode(in.get("optimizer.ndlist"), tmp).forEach((name, value) -> {
@@ -100,14 +106,17 @@ final class TrainerState implements CheckpointPart {
                 state.set(Integer.parseInt(f[0]), rename(f[2], idOfName), devices.get(Integer.parseInt(f[1])), value);
             });
         }
-        OptimizerCounts.load(t.optimizer(), props, k -> rename(k, idOfName));
+        OptimizerCounts.load(t.optimizer, props, k -> rename(k, idOfName));
         LossScale scale = t.getLossScale();
         if (scale != null) {
             scale.restore(Float.parseFloat(props.get("lossScale")), Integer.parseInt(props.get("lossScaleGoodSteps")),
                     Long.parseLong(props.get("lossScaleSkipped")));
         }
-        t.restoreProgress(MetricsHistory.decode(in.get("history.csv")), Long.parseLong(props.get("steps")),
-                Long.parseLong(props.get("shuffleSeed")));
+        // the finished epochs, the global steps and the data order's seed
+        t.history.clear();
+        t.history.addAll(MetricsHistory.decode(in.get("history.csv")));
+        t.steps = Long.parseLong(props.get("steps"));
+        t.shuffleSeed = Long.parseLong(props.get("shuffleSeed"));
     }
 
     /** The first replica on {@code device}, where optimizer state kept for that device belongs. */
