@@ -2,7 +2,6 @@ package org.d2l.multigpu.spark;
 
 import ai.djl.Device;
 import ai.djl.ndarray.NDManager;
-import ai.djl.ndarray.types.DataType;
 import ai.djl.nn.Block;
 import ai.djl.training.dataset.RandomAccessDataset;
 import ai.djl.training.initializer.Initializer;
@@ -52,7 +51,7 @@ public final class AllreduceTrainer implements AutoCloseable {
     private final StepHook hook;
     private final boolean progress;
     private final JavaSparkContext sc;
-    private final boolean ownsContext;
+    private final Driver driver;
     private final NDManager manager;
     private final Block net;
     private final List<AllreduceEpoch> log = new ArrayList<>();
@@ -68,20 +67,12 @@ public final class AllreduceTrainer implements AutoCloseable {
         this.timeout = b.timeout;
         this.hook = b.hook;
         this.progress = b.progress;
-        if (b.context != null) {
-            this.sc = b.context;
-            this.ownsContext = false;
-        } else {
-            SparkContexts.Started started = SparkContexts.start(b.master, b.partitions, "d2l-ring-allreduce");
-            this.sc = started.context();
-            this.ownsContext = started.owned();
-        }
-        this.partitions = b.partitions > 0 ? b.partitions : sc.defaultParallelism();
+        this.driver = Driver.open(b.context, b.master, b.partitions, "d2l-ring-allreduce", model, b.initializer);
+        this.sc = driver.context();
+        this.partitions = driver.partitions();
         this.maxAttempts = b.maxAttempts > 0 ? b.maxAttempts : sc.getConf().getInt("spark.stage.maxConsecutiveAttempts", 4);
-        this.manager = NDManager.newBaseManager(Device.cpu());
-        this.net = model.newBlock();
-        Init.weights(net, b.initializer);
-        net.initialize(manager, DataType.FLOAT32, model.inputShape());
+        this.manager = driver.manager();
+        this.net = driver.net();
     }
 
     /** Starts a builder for training the network that {@code model} builds. */
@@ -230,10 +221,7 @@ public final class AllreduceTrainer implements AutoCloseable {
     /** Frees the driver's network and, if this trainer started the Spark context, stops it. */
     @Override
     public void close() {
-        manager.close();
-        if (ownsContext) {
-            sc.stop();
-        }
+        driver.close();
     }
 
     /** Configures an {@link AllreduceTrainer}. */

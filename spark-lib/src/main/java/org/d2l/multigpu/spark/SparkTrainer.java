@@ -2,7 +2,6 @@ package org.d2l.multigpu.spark;
 
 import ai.djl.Device;
 import ai.djl.ndarray.NDManager;
-import ai.djl.ndarray.types.DataType;
 import ai.djl.nn.Block;
 import ai.djl.training.dataset.RandomAccessDataset;
 import ai.djl.training.initializer.Initializer;
@@ -44,7 +43,7 @@ public final class SparkTrainer implements AutoCloseable {
     private final int partitions;
     private final int frequency;
     private final JavaSparkContext sc;
-    private final boolean ownsContext;
+    private final Driver driver;
     private final NDManager manager;
     private final Block net;
     private final boolean progress;
@@ -62,19 +61,11 @@ public final class SparkTrainer implements AutoCloseable {
         this.frequency = b.frequency;
         this.progress = b.progress;
         this.checkpoints = b.checkpoints;
-        if (b.context != null) {
-            this.sc = b.context;
-            this.ownsContext = false;
-        } else {
-            SparkContexts.Started started = SparkContexts.start(b.master, b.partitions, "d2l-parameter-averaging");
-            this.sc = started.context();
-            this.ownsContext = started.owned();
-        }
-        this.partitions = b.partitions > 0 ? b.partitions : sc.defaultParallelism();
-        this.manager = NDManager.newBaseManager(Device.cpu());
-        this.net = model.newBlock();
-        Init.weights(net, b.initializer);
-        net.initialize(manager, DataType.FLOAT32, model.inputShape());
+        this.driver = Driver.open(b.context, b.master, b.partitions, "d2l-parameter-averaging", model, b.initializer);
+        this.sc = driver.context();
+        this.partitions = driver.partitions();
+        this.manager = driver.manager();
+        this.net = driver.net();
     }
 
     /** Starts a builder for training the network that {@code model} builds. */
@@ -255,10 +246,7 @@ public final class SparkTrainer implements AutoCloseable {
     /** Frees the driver's network and, if this trainer started the Spark context, stops it. */
     @Override
     public void close() {
-        manager.close();
-        if (ownsContext) {
-            sc.stop();
-        }
+        driver.close();
     }
 
     /** Configures a {@link SparkTrainer}. */
