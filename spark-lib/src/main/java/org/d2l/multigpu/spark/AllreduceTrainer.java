@@ -5,16 +5,19 @@ import ai.djl.ndarray.NDManager;
 import ai.djl.nn.Block;
 import ai.djl.training.dataset.RandomAccessDataset;
 import ai.djl.training.initializer.Initializer;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.rdd.RDD;
+import org.d2l.multigpu.checkpoint.Checkpoints;
 import org.d2l.multigpu.data.Batches;
 import org.d2l.multigpu.eval.Accuracy;
 import org.d2l.multigpu.models.Init;
@@ -36,7 +39,8 @@ import scala.reflect.ClassTag$;
  * bucketed ring allreduce and take the same optimizer update. The driver keeps the parameters (and
  * optimizer state) of the last complete epoch: a failed stage is run again from there, up to Spark's
  * stage attempt limit. With the same data, start and threads it computes what {@code DataParallelTrainer}
- * with gradient averaging over k replicas computes (bit for bit for k = 2).
+ * with gradient averaging over k replicas computes (bit for bit for k = 2). With checkpoints, the driver's
+ * state is written after every epoch and a new trainer resumes from it, ending where an unbroken run ends.
  */
 public final class AllreduceTrainer implements AutoCloseable {
 
@@ -54,7 +58,9 @@ public final class AllreduceTrainer implements AutoCloseable {
     private final Driver driver;
     private final NDManager manager;
     private final Block net;
+    private final Checkpoints checkpoints;
     private final List<AllreduceEpoch> log = new ArrayList<>();
+    private final List<EpochMetrics> history = new ArrayList<>();
     private ParameterValues optimizerState;
     private int epochs;
     private int stepsTaken;
@@ -67,6 +73,7 @@ public final class AllreduceTrainer implements AutoCloseable {
         this.timeout = b.timeout;
         this.hook = b.hook;
         this.progress = b.progress;
+        this.checkpoints = b.checkpoints;
         this.driver = Driver.open(b.context, b.master, b.partitions, "d2l-ring-allreduce", model, b.initializer);
         this.sc = driver.context();
         this.partitions = driver.partitions();
@@ -100,7 +107,12 @@ public final class AllreduceTrainer implements AutoCloseable {
         return maxAttempts;
     }
 
-    /** Every finished epoch as its stage saw it: attempts, bytes on the sockets, where the time went. */
+    /** The metrics of every epoch this trainer has finished, across runs (resumed ones included). */
+    public List<EpochMetrics> getHistory() {
+        return List.copyOf(history);
+    }
+
+    /** Every epoch this trainer ran, as its stage saw it: attempts, bytes on the sockets, where the time went. */
     public List<AllreduceEpoch> getEpochLog() {
         return List.copyOf(log);
     }
@@ -175,8 +187,10 @@ public final class AllreduceTrainer implements AutoCloseable {
         double seconds = (System.nanoTime() - t0) / 1e9;
         double testAcc = testSet == null ? Double.NaN
                 : Accuracy.evaluateAccuracy(net, Batches.of(testSet, manager, "test"), Device.cpu());
-        return new EpochMetrics(epoch, lossSum / examples, correct / examples, testAcc, seconds, examples / seconds,
-                data.steps(), bytes, 0, Double.NaN, data.steps(), List.of(), Double.NaN);
+        EpochMetrics m = new EpochMetrics(epoch, lossSum / examples, correct / examples, testAcc, seconds,
+                examples / seconds, data.steps(), bytes, 0, Double.NaN, data.steps(), List.of(), Double.NaN);
+        history.add(m);
+        return m;
     }
 
     /** Runs one epoch's barrier stage from {@code start} and returns every rank's result. */
@@ -215,7 +229,38 @@ public final class AllreduceTrainer implements AutoCloseable {
 
     /** This trainer bound to {@code data} and {@code testSet} (may be null), for {@link TrainingLoop} and early stopping. */
     public EpochTrainer epochs(SplitData data, RandomAccessDataset testSet) {
-        return new DriverEpochs(events -> trainEpoch(data, testSet, events), net, manager, testSet != null, progress);
+        return new DriverEpochs(events -> trainEpoch(data, testSet, events), net, manager, testSet != null, progress)
+                .withCheckpoints(this::getHistory, checkpoints,
+                        () -> new DriverState(net, optimizer, Map.of("partitions", String.valueOf(partitions),
+                                "rule", "ring allreduce of gradients"), new Progress(), data.examples(),
+                                testSet == null ? 0 : testSet.size()));
+    }
+
+    /** What this trainer's checkpoints hold: the optimizer state, the finished epochs, the steps taken. */
+    private final class Progress implements DriverState.Run {
+        @Override
+        public ParameterValues optimizerState() {
+            return optimizerState;
+        }
+
+        @Override
+        public List<EpochMetrics> history() {
+            return history;
+        }
+
+        @Override
+        public Map<String, String> counters() {
+            return Map.of("steps", String.valueOf(stepsTaken));
+        }
+
+        @Override
+        public void restore(ParameterValues state, List<EpochMetrics> epochsDone, Map<String, String> counters) {
+            optimizerState = state;
+            history.clear();
+            history.addAll(epochsDone);
+            epochs = epochsDone.size();
+            stepsTaken = Integer.parseInt(counters.get("steps"));
+        }
     }
 
     /** Frees the driver's network and, if this trainer started the Spark context, stops it. */
@@ -237,6 +282,7 @@ public final class AllreduceTrainer implements AutoCloseable {
         private JavaSparkContext context;
         private Initializer initializer = Init.pytorchLike();
         private boolean progress;
+        private Checkpoints checkpoints;
 
         private Builder(ModelFactory model) {
             if (model == null) {
@@ -317,6 +363,24 @@ public final class AllreduceTrainer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Keeps checkpoints of the driver's state in {@code dir} after every epoch ({@link Checkpoints#in}); a
+         * run resumes from the newest valid one there, unless {@code optResume(false)}.
+         */
+        public Builder optCheckpoints(Path dir) {
+            this.checkpoints = Checkpoints.in(dir);
+            return this;
+        }
+
+        /** Whether a run resumes from the checkpoints (default true) or starts afresh; needs {@link #optCheckpoints}. */
+        public Builder optResume(boolean resume) {
+            if (checkpoints == null) {
+                throw new IllegalArgumentException("optResume(...) is a setting of checkpoints: call optCheckpoints(dir) first.");
+            }
+            this.checkpoints = checkpoints.resume(resume);
+            return this;
+        }
+
         /** Starts Spark (unless given a context) and initialises the driver's network. */
         public AllreduceTrainer build() {
             if (optimizer == null) {
@@ -324,6 +388,9 @@ public final class AllreduceTrainer implements AutoCloseable {
             }
             Djl.setup();
             OptimizerState.of(optimizer.newOptimizer()); // an optimizer whose state cannot be carried is refused now
+            if (checkpoints != null) {
+                checkpoints.checkWritable();
+            }
             return new AllreduceTrainer(this);
         }
     }

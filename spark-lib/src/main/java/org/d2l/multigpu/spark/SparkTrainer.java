@@ -8,6 +8,7 @@ import ai.djl.training.initializer.Initializer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.spark.api.java.JavaSparkContext;
@@ -103,21 +104,31 @@ public final class SparkTrainer implements AutoCloseable {
         return List.copyOf(history);
     }
 
-    OptimizerFactory optimizerFactory() {
-        return optimizer;
-    }
+    /** What this trainer's checkpoints hold: the averaged optimizer state, the finished epochs, the rounds run. */
+    private final class Progress implements DriverState.Run {
+        @Override
+        public ParameterValues optimizerState() {
+            return optimizerState;
+        }
 
-    ParameterValues optimizerState() {
-        return optimizerState;
-    }
+        @Override
+        public List<EpochMetrics> history() {
+            return history;
+        }
 
-    /** Puts back, from a checkpoint, the averaged optimizer state, the finished epochs and the rounds run. */
-    void restoreProgress(ParameterValues state, List<EpochMetrics> epochsDone, int roundsRun) {
-        optimizerState = state;
-        history.clear();
-        history.addAll(epochsDone);
-        epochs = epochsDone.size();
-        rounds = roundsRun;
+        @Override
+        public Map<String, String> counters() {
+            return Map.of("rounds", String.valueOf(rounds));
+        }
+
+        @Override
+        public void restore(ParameterValues state, List<EpochMetrics> epochsDone, Map<String, String> counters) {
+            optimizerState = state;
+            history.clear();
+            history.addAll(epochsDone);
+            epochs = epochsDone.size();
+            rounds = Integer.parseInt(counters.get("rounds"));
+        }
     }
 
     /** Deals {@code batches} round robin over this trainer's partitions and caches them on the executors. */
@@ -222,7 +233,10 @@ public final class SparkTrainer implements AutoCloseable {
      */
     public EpochTrainer epochs(ShardedData data, RandomAccessDataset testSet) {
         return new DriverEpochs(events -> trainEpoch(data, testSet, events), net, manager, testSet != null, progress)
-                .withCheckpoints(this::getHistory, checkpoints, () -> new SparkState(this));
+                .withCheckpoints(this::getHistory, checkpoints,
+                        () -> new DriverState(net, optimizer, Map.of("partitions", String.valueOf(partitions),
+                                "averaging frequency", String.valueOf(frequency)), new Progress(), data.examples(),
+                                testSet == null ? 0 : testSet.size()));
     }
 
     /** The error to throw for a failed round: names the partition when a task said which. */

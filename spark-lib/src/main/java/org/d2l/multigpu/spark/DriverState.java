@@ -1,0 +1,117 @@
+package org.d2l.multigpu.spark;
+
+import ai.djl.Device;
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.types.Shape;
+import ai.djl.nn.Block;
+import ai.djl.nn.Parameter;
+import ai.djl.util.Pair;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.d2l.multigpu.checkpoint.Checkpoint;
+import org.d2l.multigpu.checkpoint.CheckpointPart;
+import org.d2l.multigpu.checkpoint.ParameterFile;
+import org.d2l.multigpu.devices.OnDevice;
+import org.d2l.multigpu.parallel.EpochMetrics;
+import org.d2l.multigpu.parallel.MetricsHistory;
+
+/**
+ * What a checkpoint holds of a Spark trainer, all of it on the driver: the parameters of the last
+ * complete epoch (DJL's parameter file), the optimizer state that the next epoch's tasks start from, the
+ * trainer's counters (rounds or steps, from which each task's update count follows) and the metrics
+ * history. The executors keep nothing between epochs, so nothing of theirs is needed.
+ */
+final class DriverState implements CheckpointPart {
+
+    /** What a Spark trainer tells its checkpoints. */
+    interface Run {
+        /** The optimizer state the next epoch starts from (null before the first). */
+        ParameterValues optimizerState();
+
+        /** The finished epochs. */
+        List<EpochMetrics> history();
+
+        /** The counters the next epoch continues from (e.g. rounds run). */
+        Map<String, String> counters();
+
+        /** Puts back the optimizer state, the finished epochs and the counters of a checkpoint. */
+        void restore(ParameterValues optimizerState, List<EpochMetrics> epochsDone, Map<String, String> counters);
+    }
+
+    private final Block net;
+    private final OptimizerFactory optimizer;
+    private final Map<String, String> rule;
+    private final Run run;
+    private final long trainExamples;
+    private final long testExamples;
+
+    /**
+     * The state of a run of {@code net} with {@code optimizer} under {@code rule} (the settings a resumed run
+     * must share, e.g. partitions), whose progress is {@code run}, on {@code trainExamples} training and
+     * {@code testExamples} test examples.
+     */
+    DriverState(Block net, OptimizerFactory optimizer, Map<String, String> rule, Run run, long trainExamples,
+            long testExamples) {
+        this.net = net;
+        this.optimizer = optimizer;
+        this.rule = rule;
+        this.run = run;
+        this.trainExamples = trainExamples;
+        this.testExamples = testExamples;
+    }
+
+    @Override
+    public Map<String, String> identity() {
+        Map<String, String> id = new LinkedHashMap<>(rule);
+        id.put("precision", "FLOAT32");
+        id.put("optimizer", optimizer.newOptimizer().getClass().getName()); // a lambda factory has no stable name
+        for (Pair<String, Parameter> p : net.getParameters()) {
+            NDArray a = p.getValue().getArray();
+            id.put("parameter " + p.getKey(), a.getShape() + " " + a.getDataType());
+        }
+        id.put("training examples", String.valueOf(trainExamples));
+        id.put("test examples", String.valueOf(testExamples));
+        return id;
+    }
+
+    @Override
+    public void save(Checkpoint out) {
+        out.put("parameters.params", ParameterFile.of(net));
+        ParameterValues state = run.optimizerState();
+        try (NDManager tmp = NDManager.newBaseManager(Device.cpu())) {
+            Map<String, NDArray> arrays = new LinkedHashMap<>();
+            for (int i = 0; state != null && i < state.names().size(); i++) {
+                arrays.put(i + "|" + state.names().get(i), tmp.create(state.values().get(i), new Shape(state.shapes().get(i))));
+            }
+            out.put("optimizer.ndlist", ParameterFile.encode(arrays));
+        }
+        Map<String, String> counters = new LinkedHashMap<>(run.counters());
+        counters.put("epochs", String.valueOf(run.history().size()));
+        out.putText("trainer.properties", counters);
+        out.put("history.csv", MetricsHistory.encode(run.history()));
+    }
+
+    @Override
+    public void load(Checkpoint in) {
+        Map<String, String> counters = in.text("trainer.properties");
+        try (NDManager tmp = NDManager.newBaseManager(Device.cpu())) {
+            Map<String, NDArray> values = ParameterFile.read(net, in.get("parameters.params"), tmp);
+            for (Pair<String, Parameter> p : net.getParameters()) {
+                OnDevice.copyInto(values.get(p.getKey()), p.getValue().getArray());
+            }
+            List<String> names = new ArrayList<>();
+            List<long[]> shapes = new ArrayList<>();
+            List<float[]> state = new ArrayList<>();
+            ParameterFile.decode(in.get("optimizer.ndlist"), tmp).forEach((key, a) -> {
+                names.add(key.substring(key.indexOf('|') + 1));
+                shapes.add(a.getShape().getShape());
+                state.add(a.toFloatArray());
+            });
+            run.restore(names.isEmpty() ? null : new ParameterValues(names, shapes, state),
+                    MetricsHistory.decode(in.get("history.csv")), counters);
+        }
+    }
+}
