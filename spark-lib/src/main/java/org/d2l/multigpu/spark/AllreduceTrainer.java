@@ -60,10 +60,7 @@ public final class AllreduceTrainer implements AutoCloseable {
     private final Block net;
     private final Checkpoints checkpoints;
     private final List<AllreduceEpoch> log = new ArrayList<>();
-    private final List<EpochMetrics> history = new ArrayList<>();
-    private ParameterValues optimizerState;
-    private int epochs;
-    private int stepsTaken;
+    private final DriverProgress done = new DriverProgress(); // optimizer state, epochs, history; count: steps taken
 
     private AllreduceTrainer(Builder b) {
         Djl.setup();
@@ -109,7 +106,7 @@ public final class AllreduceTrainer implements AutoCloseable {
 
     /** The metrics of every epoch this trainer has finished, across runs (resumed ones included). */
     public List<EpochMetrics> getHistory() {
-        return List.copyOf(history);
+        return List.copyOf(done.history);
     }
 
     /** Every epoch this trainer ran, as its stage saw it: attempts, bytes on the sockets, where the time went. */
@@ -137,7 +134,7 @@ public final class AllreduceTrainer implements AutoCloseable {
             throw new IllegalArgumentException("The data is split over " + data.partitions()
                     + " partitions but this trainer uses " + partitions + ": distribute it with this trainer.");
         }
-        int epoch = epochs + 1;
+        int epoch = done.epochs + 1;
         events.onEpochStart(epoch, data.examples());
         long t0 = System.nanoTime();
         ParameterValues start = ParameterValues.of(net);
@@ -145,7 +142,7 @@ public final class AllreduceTrainer implements AutoCloseable {
         List<RankResult> results = null;
         double stageSeconds = 0;
         for (int attempt = 0; results == null; attempt++) {
-            AllreduceTask.EpochPlan plan = new AllreduceTask.EpochPlan(epoch, attempt, stepsTaken,
+            AllreduceTask.EpochPlan plan = new AllreduceTask.EpochPlan(epoch, attempt, done.count,
                     data.globalExamples(), bucketElements, timeout.toMillis(), hook);
             long s0 = System.nanoTime();
             try {
@@ -175,9 +172,9 @@ public final class AllreduceTrainer implements AutoCloseable {
         }
         RankResult first = results.get(0);
         first.parameters().loadInto(net);
-        optimizerState = first.optimizerState();
-        stepsTaken += data.steps();
-        epochs++;
+        done.optimizerState = first.optimizerState();
+        done.count += data.steps();
+        done.epochs++;
         log.add(new AllreduceEpoch(epoch, failures.size() + 1, failures, results, stageSeconds, first.gradientElements()));
         double lossSum = results.stream().mapToDouble(RankResult::lossSum).sum();
         double correct = results.stream().mapToDouble(RankResult::correct).sum();
@@ -189,14 +186,14 @@ public final class AllreduceTrainer implements AutoCloseable {
                 : Accuracy.evaluateAccuracy(net, Batches.of(testSet, manager, "test"), Device.cpu());
         EpochMetrics m = new EpochMetrics(epoch, lossSum / examples, correct / examples, testAcc, seconds,
                 examples / seconds, data.steps(), bytes, 0, Double.NaN, data.steps(), List.of(), Double.NaN);
-        history.add(m);
+        done.history.add(m);
         return m;
     }
 
     /** Runs one epoch's barrier stage from {@code start} and returns every rank's result. */
     private List<RankResult> runStage(SplitData data, ParameterValues start, AllreduceTask.EpochPlan plan) {
         Broadcast<ParameterValues> bc = sc.broadcast(start);
-        Broadcast<ParameterValues> bcState = optimizerState == null ? null : sc.broadcast(optimizerState);
+        Broadcast<ParameterValues> bcState = done.optimizerState == null ? null : sc.broadcast(done.optimizerState);
         try {
             ClassTag<RankResult> tag = ClassTag$.MODULE$.apply(RankResult.class);
             RDD<RankResult> out = data.shards().rdd().rdd().barrier()
@@ -232,35 +229,8 @@ public final class AllreduceTrainer implements AutoCloseable {
         return new DriverEpochs(events -> trainEpoch(data, testSet, events), net, manager, testSet != null, progress)
                 .withCheckpoints(this::getHistory, checkpoints,
                         () -> new DriverState(net, optimizer, Map.of("partitions", String.valueOf(partitions),
-                                "rule", "ring allreduce of gradients"), new Progress(), data.examples(),
+                                "rule", "ring allreduce of gradients"), done, "steps", data.examples(),
                                 testSet == null ? 0 : testSet.size()));
-    }
-
-    /** What this trainer's checkpoints hold: the optimizer state, the finished epochs, the steps taken. */
-    private final class Progress implements DriverState.Run {
-        @Override
-        public ParameterValues optimizerState() {
-            return optimizerState;
-        }
-
-        @Override
-        public List<EpochMetrics> history() {
-            return history;
-        }
-
-        @Override
-        public Map<String, String> counters() {
-            return Map.of("steps", String.valueOf(stepsTaken));
-        }
-
-        @Override
-        public void restore(ParameterValues state, List<EpochMetrics> epochsDone, Map<String, String> counters) {
-            optimizerState = state;
-            history.clear();
-            history.addAll(epochsDone);
-            epochs = epochsDone.size();
-            stepsTaken = Integer.parseInt(counters.get("steps"));
-        }
     }
 
     /** Frees the driver's network and, if this trainer started the Spark context, stops it. */

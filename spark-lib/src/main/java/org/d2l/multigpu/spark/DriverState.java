@@ -15,7 +15,6 @@ import org.d2l.multigpu.checkpoint.Checkpoint;
 import org.d2l.multigpu.checkpoint.CheckpointPart;
 import org.d2l.multigpu.checkpoint.ParameterFile;
 import org.d2l.multigpu.devices.OnDevice;
-import org.d2l.multigpu.parallel.EpochMetrics;
 import org.d2l.multigpu.parallel.MetricsHistory;
 
 /**
@@ -26,39 +25,26 @@ import org.d2l.multigpu.parallel.MetricsHistory;
  */
 final class DriverState implements CheckpointPart {
 
-    /** What a Spark trainer tells its checkpoints. */
-    interface Run {
-        /** The optimizer state the next epoch starts from (null before the first). */
-        ParameterValues optimizerState();
-
-        /** The finished epochs. */
-        List<EpochMetrics> history();
-
-        /** The counters the next epoch continues from (e.g. rounds run). */
-        Map<String, String> counters();
-
-        /** Puts back the optimizer state, the finished epochs and the counters of a checkpoint. */
-        void restore(ParameterValues optimizerState, List<EpochMetrics> epochsDone, Map<String, String> counters);
-    }
-
     private final Block net;
     private final OptimizerFactory optimizer;
     private final Map<String, String> rule;
-    private final Run run;
+    private final DriverProgress progress;
+    private final String counter;
     private final long trainExamples;
     private final long testExamples;
 
     /**
      * The state of a run of {@code net} with {@code optimizer} under {@code rule} (the settings a resumed run
-     * must share, e.g. partitions), whose progress is {@code run}, on {@code trainExamples} training and
-     * {@code testExamples} test examples.
+     * must share, e.g. partitions), whose {@code progress} counts {@code counter} (e.g. "rounds"), on
+     * {@code trainExamples} training and {@code testExamples} test examples.
      */
-    DriverState(Block net, OptimizerFactory optimizer, Map<String, String> rule, Run run, long trainExamples,
-            long testExamples) {
+    DriverState(Block net, OptimizerFactory optimizer, Map<String, String> rule, DriverProgress progress,
+            String counter, long trainExamples, long testExamples) {
         this.net = net;
         this.optimizer = optimizer;
         this.rule = rule;
-        this.run = run;
+        this.progress = progress;
+        this.counter = counter;
         this.trainExamples = trainExamples;
         this.testExamples = testExamples;
     }
@@ -80,7 +66,7 @@ final class DriverState implements CheckpointPart {
     @Override
     public void save(Checkpoint out) {
         out.put("parameters.params", ParameterFile.of(net));
-        ParameterValues state = run.optimizerState();
+        ParameterValues state = progress.optimizerState;
         try (NDManager tmp = NDManager.newBaseManager(Device.cpu())) {
             Map<String, NDArray> arrays = new LinkedHashMap<>();
             for (int i = 0; state != null && i < state.names().size(); i++) {
@@ -88,10 +74,9 @@ final class DriverState implements CheckpointPart {
             }
             out.put("optimizer.ndlist", ParameterFile.encode(arrays));
         }
-        Map<String, String> counters = new LinkedHashMap<>(run.counters());
-        counters.put("epochs", String.valueOf(run.history().size()));
-        out.putText("trainer.properties", counters);
-        out.put("history.csv", MetricsHistory.encode(run.history()));
+        out.putText("trainer.properties", Map.of(counter, String.valueOf(progress.count),
+                "epochs", String.valueOf(progress.history.size())));
+        out.put("history.csv", MetricsHistory.encode(progress.history));
     }
 
     @Override
@@ -110,8 +95,8 @@ final class DriverState implements CheckpointPart {
                 shapes.add(a.getShape().getShape());
                 state.add(a.toFloatArray());
             });
-            run.restore(names.isEmpty() ? null : new ParameterValues(names, shapes, state),
-                    MetricsHistory.decode(in.get("history.csv")), counters);
+            progress.restore(names.isEmpty() ? null : new ParameterValues(names, shapes, state),
+                    MetricsHistory.decode(in.get("history.csv")), Integer.parseInt(counters.get(counter)));
         }
     }
 }

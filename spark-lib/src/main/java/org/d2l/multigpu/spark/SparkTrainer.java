@@ -49,11 +49,8 @@ public final class SparkTrainer implements AutoCloseable {
     private final Block net;
     private final boolean progress;
     private final Checkpoints checkpoints;
-    private ParameterValues optimizerState;
-    private int epochs;
-    private int rounds;
+    private final DriverProgress done = new DriverProgress(); // optimizer state, epochs, history; count: rounds run
     private final List<RoundResult> roundLog = new ArrayList<>();
-    private final List<EpochMetrics> history = new ArrayList<>();
 
     private SparkTrainer(Builder b) {
         Djl.setup();
@@ -101,34 +98,7 @@ public final class SparkTrainer implements AutoCloseable {
 
     /** The metrics of every epoch this trainer has finished, across runs. */
     public List<EpochMetrics> getHistory() {
-        return List.copyOf(history);
-    }
-
-    /** What this trainer's checkpoints hold: the averaged optimizer state, the finished epochs, the rounds run. */
-    private final class Progress implements DriverState.Run {
-        @Override
-        public ParameterValues optimizerState() {
-            return optimizerState;
-        }
-
-        @Override
-        public List<EpochMetrics> history() {
-            return history;
-        }
-
-        @Override
-        public Map<String, String> counters() {
-            return Map.of("rounds", String.valueOf(rounds));
-        }
-
-        @Override
-        public void restore(ParameterValues state, List<EpochMetrics> epochsDone, Map<String, String> counters) {
-            optimizerState = state;
-            history.clear();
-            history.addAll(epochsDone);
-            epochs = epochsDone.size();
-            rounds = Integer.parseInt(counters.get("rounds"));
-        }
+        return List.copyOf(done.history);
     }
 
     /** Deals {@code batches} round robin over this trainer's partitions and caches them on the executors. */
@@ -152,15 +122,15 @@ public final class SparkTrainer implements AutoCloseable {
             throw new IllegalArgumentException("The data is spread over " + data.partitions()
                     + " partitions but this trainer uses " + partitions + ": distribute it with this trainer.");
         }
-        int round = ++rounds;
+        int round = ++done.count;
         long t0 = System.nanoTime();
         ParameterValues current = ParameterValues.of(net);
         Broadcast<ParameterValues> bc = sc.broadcast(current);
-        Broadcast<ParameterValues> bcState = optimizerState == null ? null : sc.broadcast(optimizerState);
+        Broadcast<ParameterValues> bcState = done.optimizerState == null ? null : sc.broadcast(done.optimizerState);
         PartialSum total;
         try {
             total = data.rdd()
-                    .mapPartitions(new PartitionTrainer(bc, bcState, model, optimizer, round, epochs, firstStep, frequency))
+                    .mapPartitions(new PartitionTrainer(bc, bcState, model, optimizer, round, done.epochs, firstStep, frequency))
                     .treeAggregate(PartialSum.ZERO, PartialSum::plus, PartialSum::plus, 2);
         } catch (Exception ex) {
             throw failure(round, ex);
@@ -173,7 +143,7 @@ public final class SparkTrainer implements AutoCloseable {
         if (total.replicas() > 0) {
             total.sum().dividedBy(total.replicas()).loadInto(net);
             if (total.stateSum() != null) {
-                optimizerState = total.stateSum().dividedBy(total.replicas());
+                done.optimizerState = total.stateSum().dividedBy(total.replicas());
             }
         }
         long bytes = 4L * total.replicas() * (current.size() + (total.stateSum() == null ? 0 : total.stateSum().size()));
@@ -199,7 +169,7 @@ public final class SparkTrainer implements AutoCloseable {
         long bytes = 0;
         long t0 = System.nanoTime();
         int steps = data.stepsPerEpoch();
-        events.onEpochStart(epochs + 1, data.examples());
+        events.onEpochStart(done.epochs + 1, data.examples());
         for (int first = 0; first < steps; first += frequency) {
             RoundResult r = trainRound(data, first);
             lossSum += r.lossSum();
@@ -207,16 +177,16 @@ public final class SparkTrainer implements AutoCloseable {
             examples += r.examples();
             syncs++;
             bytes += r.bytes();
-            events.onStep(epochs + 1, examples, lossSum / examples);
+            events.onStep(done.epochs + 1, examples, lossSum / examples);
         }
         double seconds = (System.nanoTime() - t0) / 1e9;
-        epochs++;
+        done.epochs++;
         double testAcc = testSet == null ? Double.NaN
                 : Accuracy.evaluateAccuracy(net, Batches.of(testSet, manager, "test"), Device.cpu());
         // steps: local steps per partition, as ParameterAveraging's rounds in process
-        EpochMetrics m = new EpochMetrics(epochs, lossSum / examples, correct / examples, testAcc, seconds,
+        EpochMetrics m = new EpochMetrics(done.epochs, lossSum / examples, correct / examples, testAcc, seconds,
                 examples / seconds, syncs, bytes, 0, Double.NaN, steps, List.of(), Double.NaN);
-        history.add(m);
+        done.history.add(m);
         return m;
     }
 
@@ -235,7 +205,7 @@ public final class SparkTrainer implements AutoCloseable {
         return new DriverEpochs(events -> trainEpoch(data, testSet, events), net, manager, testSet != null, progress)
                 .withCheckpoints(this::getHistory, checkpoints,
                         () -> new DriverState(net, optimizer, Map.of("partitions", String.valueOf(partitions),
-                                "averaging frequency", String.valueOf(frequency)), new Progress(), data.examples(),
+                                "averaging frequency", String.valueOf(frequency)), done, "rounds", data.examples(),
                                 testSet == null ? 0 : testSet.size()));
     }
 
