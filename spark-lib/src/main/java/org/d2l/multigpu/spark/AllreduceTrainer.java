@@ -4,8 +4,6 @@ import ai.djl.Device;
 import ai.djl.ndarray.NDManager;
 import ai.djl.nn.Block;
 import ai.djl.training.dataset.RandomAccessDataset;
-import ai.djl.training.initializer.Initializer;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -20,12 +18,10 @@ import org.apache.spark.rdd.RDD;
 import org.d2l.multigpu.checkpoint.Checkpoints;
 import org.d2l.multigpu.data.Batches;
 import org.d2l.multigpu.eval.Accuracy;
-import org.d2l.multigpu.models.Init;
 import org.d2l.multigpu.parallel.EpochListener;
 import org.d2l.multigpu.parallel.EpochListeners;
 import org.d2l.multigpu.parallel.EpochMetrics;
 import org.d2l.multigpu.parallel.EpochTrainer;
-import org.d2l.multigpu.parallel.OptimizerState;
 import org.d2l.multigpu.parallel.TrainingLoop;
 import org.d2l.multigpu.runtime.Djl;
 import scala.reflect.ClassTag;
@@ -240,40 +236,14 @@ public final class AllreduceTrainer implements AutoCloseable {
     }
 
     /** Configures an {@link AllreduceTrainer}. */
-    public static final class Builder {
-        private final ModelFactory model;
-        private OptimizerFactory optimizer;
-        private int partitions;
+    public static final class Builder extends SparkTrainerBuilder<Builder> {
         private long bucketBytes = 25L << 20;
         private Duration timeout = Duration.ofSeconds(60);
         private int maxAttempts;
         private StepHook hook = StepHook.none();
-        private String master;
-        private JavaSparkContext context;
-        private Initializer initializer = Init.pytorchLike();
-        private boolean progress;
-        private Checkpoints checkpoints;
 
         private Builder(ModelFactory model) {
-            if (model == null) {
-                throw new IllegalArgumentException("AllreduceTrainer needs a ModelFactory, for example Models.LENET.");
-            }
-            this.model = model;
-        }
-
-        /** The number of partitions, one task, replica and ring rank each (default: Spark's default parallelism). */
-        public Builder setPartitions(int partitions) {
-            if (partitions < 1) {
-                throw new IllegalArgumentException("The number of partitions must be at least 1, got " + partitions + ".");
-            }
-            this.partitions = partitions;
-            return this;
-        }
-
-        /** The optimizer every replica uses, for example {@code OptimizerFactory.sgd(0.1f)}. */
-        public Builder optOptimizer(OptimizerFactory optimizer) {
-            this.optimizer = optimizer;
-            return this;
+            super(model, "AllreduceTrainer");
         }
 
         /** The bytes of gradients ring-allreduced at a time (default 25 MiB, as PyTorch DDP's buckets). */
@@ -309,58 +279,9 @@ public final class AllreduceTrainer implements AutoCloseable {
             return this;
         }
 
-        /** The Spark master URL (default {@code local[k]}, or what {@code spark-submit} set). */
-        public Builder optMaster(String master) {
-            this.master = master;
-            return this;
-        }
-
-        /** Runs on an existing context; close() then leaves it running. */
-        public Builder optContext(JavaSparkContext context) {
-            this.context = context;
-            return this;
-        }
-
-        /** The weight initialisation of the driver's network (default {@link Init#pytorchLike()}). */
-        public Builder optInitializer(Initializer initializer) {
-            this.initializer = initializer;
-            return this;
-        }
-
-        /** Shows a progress bar per epoch when {@code progress} is true (default off). */
-        public Builder optProgress(boolean progress) {
-            this.progress = progress;
-            return this;
-        }
-
-        /**
-         * Keeps checkpoints of the driver's state in {@code dir} after every epoch ({@link Checkpoints#in}); a
-         * run resumes from the newest valid one there, unless {@code optResume(false)}.
-         */
-        public Builder optCheckpoints(Path dir) {
-            this.checkpoints = Checkpoints.in(dir);
-            return this;
-        }
-
-        /** Whether a run resumes from the checkpoints (default true) or starts afresh; needs {@link #optCheckpoints}. */
-        public Builder optResume(boolean resume) {
-            if (checkpoints == null) {
-                throw new IllegalArgumentException("optResume(...) is a setting of checkpoints: call optCheckpoints(dir) first.");
-            }
-            this.checkpoints = checkpoints.resume(resume);
-            return this;
-        }
-
         /** Starts Spark (unless given a context) and initialises the driver's network. */
         public AllreduceTrainer build() {
-            if (optimizer == null) {
-                throw new IllegalArgumentException("No optimizer set: call optOptimizer(OptimizerFactory.sgd(lr)).");
-            }
-            Djl.setup();
-            OptimizerState.of(optimizer.newOptimizer()); // an optimizer whose state cannot be carried is refused now
-            if (checkpoints != null) {
-                checkpoints.checkWritable();
-            }
+            validate();
             return new AllreduceTrainer(this);
         }
     }

@@ -4,8 +4,6 @@ import ai.djl.Device;
 import ai.djl.ndarray.NDManager;
 import ai.djl.nn.Block;
 import ai.djl.training.dataset.RandomAccessDataset;
-import ai.djl.training.initializer.Initializer;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -16,7 +14,6 @@ import org.apache.spark.broadcast.Broadcast;
 import org.d2l.multigpu.checkpoint.Checkpoints;
 import org.d2l.multigpu.data.Batches;
 import org.d2l.multigpu.eval.Accuracy;
-import org.d2l.multigpu.models.Init;
 import org.d2l.multigpu.parallel.EpochListener;
 import org.d2l.multigpu.parallel.EpochListeners;
 import org.d2l.multigpu.parallel.EpochMetrics;
@@ -234,37 +231,11 @@ public final class SparkTrainer implements AutoCloseable {
     }
 
     /** Configures a {@link SparkTrainer}. */
-    public static final class Builder {
-        private final ModelFactory model;
-        private OptimizerFactory optimizer;
-        private int partitions;
+    public static final class Builder extends SparkTrainerBuilder<Builder> {
         private int frequency = 1;
-        private String master;
-        private JavaSparkContext context;
-        private Initializer initializer = Init.pytorchLike();
-        private boolean progress;
-        private Checkpoints checkpoints;
 
         private Builder(ModelFactory model) {
-            if (model == null) {
-                throw new IllegalArgumentException("SparkTrainer needs a ModelFactory, for example Models.LENET.");
-            }
-            this.model = model;
-        }
-
-        /** The number of partitions, one replica each (default: k of {@code local[k]}, or Spark's default parallelism). */
-        public Builder setPartitions(int partitions) {
-            if (partitions < 1) {
-                throw new IllegalArgumentException("The number of partitions must be at least 1, got " + partitions + ".");
-            }
-            this.partitions = partitions;
-            return this;
-        }
-
-        /** The optimizer each replica uses, for example {@code OptimizerFactory.sgd(0.1f)}. */
-        public Builder optOptimizer(OptimizerFactory optimizer) {
-            this.optimizer = optimizer;
-            return this;
+            super(model, "SparkTrainer");
         }
 
         /** The number of local steps per partition between two averagings (default 1). */
@@ -276,62 +247,9 @@ public final class SparkTrainer implements AutoCloseable {
             return this;
         }
 
-        /**
-         * The Spark master URL: {@code local[k]} (default, k = partitions, unless {@code spark-submit}
-         * set {@code spark.master}), {@code spark://host:7077}, {@code yarn}, {@code k8s://https://host:port}.
-         */
-        public Builder optMaster(String master) {
-            this.master = master;
-            return this;
-        }
-
-        /** Runs on an existing context (for example the one {@code spark-submit} configured); close() then leaves it running. */
-        public Builder optContext(JavaSparkContext context) {
-            this.context = context;
-            return this;
-        }
-
-        /** The weight initialisation of the driver's network (default {@link Init#pytorchLike()}). */
-        public Builder optInitializer(Initializer initializer) {
-            this.initializer = initializer;
-            return this;
-        }
-
-        /** Shows a progress bar per epoch, updated after every round, when {@code progress} is true (default off). */
-        public Builder optProgress(boolean progress) {
-            this.progress = progress;
-            return this;
-        }
-
-        /**
-         * Keeps checkpoints of the driver's state in {@code dir} after every epoch ({@link Checkpoints#in}); a
-         * run resumes from the newest valid one there, unless {@code optResume(false)}.
-         */
-        public Builder optCheckpoints(Path dir) {
-            this.checkpoints = Checkpoints.in(dir);
-            return this;
-        }
-
-        /** Whether a run resumes from the checkpoints (default true) or starts afresh; needs {@link #optCheckpoints}. */
-        public Builder optResume(boolean resume) {
-            if (checkpoints == null) {
-                throw new IllegalArgumentException("optResume(...) is a setting of checkpoints: call optCheckpoints(dir) first.");
-            }
-            this.checkpoints = checkpoints.resume(resume);
-            return this;
-        }
-
         /** Starts Spark (unless given a context) and initialises the driver's network. */
         public SparkTrainer build() {
-            if (optimizer == null) {
-                throw new IllegalArgumentException("No optimizer set: call optOptimizer(OptimizerFactory.sgd(lr)).");
-            }
-            // Here, not in the first task: an optimizer whose state cannot be carried is refused at once.
-            Djl.setup();
-            org.d2l.multigpu.parallel.OptimizerState.of(optimizer.newOptimizer());
-            if (checkpoints != null) {
-                checkpoints.checkWritable();
-            }
+            validate();
             return new SparkTrainer(this);
         }
     }
