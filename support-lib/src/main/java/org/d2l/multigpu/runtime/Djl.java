@@ -12,8 +12,9 @@ public final class Djl {
     /**
      * Configures DJL before its engine starts: no telemetry, offline when the natives are on the
      * classpath, quiet logging, freed tensor memory kept in the process and huge pages for large
-     * arrays ({@link NativeMemory}), PyTorch's threads capped at a container's CPU quota ({@link CpuQuota});
-     * safe to call any number of times.
+     * arrays ({@link NativeMemory}), PyTorch's threads capped at a container's CPU quota ({@link CpuQuota}),
+     * oneDNN's instruction sets capped where this CPU computes wrong with them ({@link CpuCheck}); safe to
+     * call any number of times.
      */
     public static void setup() {
         if (done) {
@@ -31,6 +32,7 @@ public final class Djl {
             NativeMemory.keepFreedMemory();
             NativeMemory.hugePages(); // before the engine's first allocation, which reads it
             CpuQuota.capTorchThreads(); // before the engine starts, which reads it (Binder: 1 CPU)
+            CpuCheck.beforeEngineStarts(); // before oneDNN first runs, which reads its instruction-set cap
             done = true;
         }
     }
@@ -38,6 +40,21 @@ public final class Djl {
     /** Whether the PyTorch native libraries are on the classpath (the default CPU build). */
     public static boolean nativesBundled() {
         return Djl.class.getClassLoader().getResource("native/lib/pytorch.properties") != null;
+    }
+
+    /** The version of the bundled PyTorch natives (say 2.7.1-20250812), or "none bundled". */
+    public static String nativesVersion() {
+        java.net.URL url = Djl.class.getClassLoader().getResource("native/lib/pytorch.properties");
+        if (url == null) {
+            return "none bundled";
+        }
+        java.util.Properties p = new java.util.Properties();
+        try (java.io.InputStream in = url.openStream()) {
+            p.load(in);
+        } catch (java.io.IOException e) {
+            return "unreadable";
+        }
+        return p.getProperty("version", "?") + " " + p.getProperty("flavor", "");
     }
 
     /** Whether DJL is in offline mode (environment variable DJL_OFFLINE or property ai.djl.offline). */

@@ -1,9 +1,5 @@
 package org.d2l.multigpu.runtime;
 
-import com.sun.jna.Function;
-import com.sun.jna.NativeLibrary;
-import com.sun.jna.Platform;
-
 /**
  * Spares libtorch's arrays most of the page faults that glibc's allocator costs them in a JVM: freed
  * memory stays in the process, and large arrays get 2 MiB pages.
@@ -61,8 +57,8 @@ public final class NativeMemory {
                 if (k == null) {
                     k = enabled() && System.getenv("MALLOC_MMAP_THRESHOLD_") == null
                             && System.getenv("MALLOC_TRIM_THRESHOLD_") == null && System.getenv("MALLOC_TOP_PAD_") == null
-                            && mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD) && mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD)
-                            && mallopt(M_TOP_PAD, TOP_PAD);
+                            && Libc.mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD) && Libc.mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD)
+                            && Libc.mallopt(M_TOP_PAD, TOP_PAD);
                     kept = k;
                 }
             }
@@ -84,7 +80,7 @@ public final class NativeMemory {
                 h = huge;
                 if (h == null) {
                     String user = System.getenv(THP_VARIABLE);
-                    h = user != null ? user.equals("1") : enabled() && setenv(THP_VARIABLE, "1");
+                    h = user != null ? user.equals("1") : enabled() && Libc.setenv(THP_VARIABLE, "1");
                     huge = h;
                 }
             }
@@ -98,35 +94,6 @@ public final class NativeMemory {
     }
 
     static boolean enabled() {
-        return glibc() && Env.isOn("D2L_MALLOC_TUNING", true);
-    }
-
-    /** Whether the C library is glibc (musl's {@code mallopt} does nothing; other systems lack it). */
-    static boolean glibc() {
-        return Platform.isLinux() && libc("gnu_get_libc_version") != null;
-    }
-
-    /** The value of {@code name} in the C library's environment (which Java's {@code System.getenv} does not see change). */
-    static String nativeGetenv(String name) {
-        Function f = libc("getenv");
-        return f == null ? null : f.invokeString(new Object[] {name}, false);
-    }
-
-    private static boolean mallopt(int param, int value) {
-        Function f = libc("mallopt");
-        return f != null && f.invokeInt(new Object[] {param, value}) == 1;
-    }
-
-    private static boolean setenv(String name, String value) {
-        Function f = libc("setenv");
-        return f != null && f.invokeInt(new Object[] {name, value, 0}) == 0;
-    }
-
-    private static Function libc(String name) {
-        try {
-            return NativeLibrary.getInstance(Platform.C_LIBRARY_NAME).getFunction(name);
-        } catch (UnsatisfiedLinkError ex) {
-            return null;
-        }
+        return Libc.glibc() && Env.isOn("D2L_MALLOC_TUNING", true);
     }
 }

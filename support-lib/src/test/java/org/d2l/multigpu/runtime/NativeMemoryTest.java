@@ -22,7 +22,7 @@ class NativeMemoryTest {
         assumeTrue(NativeMemory.enabled(), "not glibc, or switched off");
         Djl.setup();
         String user = System.getenv(NativeMemory.THP_VARIABLE);
-        assertEquals(user != null ? user : "1", NativeMemory.nativeGetenv(NativeMemory.THP_VARIABLE));
+        assertEquals(user != null ? user : "1", Libc.getenv(NativeMemory.THP_VARIABLE));
         assertEquals(user == null || user.equals("1"), NativeMemory.hugePages());
     }
 }
