@@ -22,6 +22,7 @@ import org.apache.spark.SparkEnv;
 import org.apache.spark.broadcast.Broadcast;
 import org.d2l.multigpu.devices.OnDevice;
 import org.d2l.multigpu.eval.Accuracy;
+import org.d2l.multigpu.parallel.NonFiniteLoss;
 import org.d2l.multigpu.parallel.OptimizerState;
 import scala.collection.Iterator;
 import scala.jdk.javaapi.CollectionConverters;
@@ -114,7 +115,7 @@ final class AllreduceTask extends AbstractFunction1<Iterator<Shard>, Iterator<Ra
                 try (NDManager step = root.newSubManager()) {
                     long t0 = System.nanoTime();
                     if (b.size() > 0) {
-                        float[] lossAndCorrect = forwardBackward(net, loss, b, n, step, rank, s);
+                        float[] lossAndCorrect = forwardBackward(net, loss, b, n, step, rank, s, plan.stepsBefore() + s);
                         lossSum += lossAndCorrect[0];
                         correct += lossAndCorrect[1];
                         examples += b.size();
@@ -151,7 +152,7 @@ final class AllreduceTask extends AbstractFunction1<Iterator<Shard>, Iterator<Ra
      * loss weighted by b's share (as the in-process trainer's mean rule); returns (loss x examples, correct).
      */
     private static float[] forwardBackward(Block net, Loss loss, Minibatch b, long n, NDManager step, int rank,
-            int s) {
+            int s, long updatesBefore) {
         NDArray x = b.x(step);
         NDArray y = b.y(step);
         long ni = b.size();
@@ -162,9 +163,9 @@ final class AllreduceTask extends AbstractFunction1<Iterator<Shard>, Iterator<Ra
             NDArray weighted = l.mul((float) ni / n);
             float value = l.getFloat();
             if (!Float.isFinite(value)) {
-                throw new IllegalStateException(String.format(Locale.ROOT, "the training loss is %s at step %d "
-                        + "(rank %d's shard of global batch %d): check that batch for NaN or lower the learning rate",
-                        value, s + 1, rank, s));
+                throw NonFiniteLoss.error(value, String.format(Locale.ROOT, "step %d (rank %d's shard of global batch %d)",
+                        s + 1, rank, s), "epoch", NonFiniteLoss.Facts.of(List.of(x, y), PartitionTrainer.parameterArrays(net),
+                        List.of(yHat), Double.NaN, updatesBefore));
             }
             // One GradientCollector per process, but local[k] runs k tasks in one JVM: PyTorch's backward directly.
             JniUtils.backward((PtNDArray) weighted, (PtNDArray) weighted.onesLike(), false, false);

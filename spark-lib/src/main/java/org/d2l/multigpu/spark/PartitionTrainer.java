@@ -22,6 +22,7 @@ import org.apache.spark.api.java.function.FlatMapFunction;
 import org.apache.spark.broadcast.Broadcast;
 import org.d2l.multigpu.eval.Accuracy;
 import org.d2l.multigpu.devices.OnDevice;
+import org.d2l.multigpu.parallel.NonFiniteLoss;
 import org.d2l.multigpu.parallel.OptimizerState;
 
 /**
@@ -122,10 +123,11 @@ public final class PartitionTrainer implements FlatMapFunction<Iterator<Shard>, 
                         lv = loss.evaluate(new NDList(y), new NDList(yHat));
                         float l = lv.getFloat();
                         if (!Float.isFinite(l)) {
-                            throw new PartitionFailedException(shard.partition(), round, String.format(Locale.ROOT,
-                                    "the training loss is %s at its local step %d (minibatch %d of the partition); "
-                                    + "check that partition's data for NaN or lower the learning rate",
-                                    l, s - firstStep + 1, s), null);
+                            throw new PartitionFailedException(shard.partition(), round, NonFiniteLoss.message(l,
+                                    String.format(Locale.ROOT, "its local step %d (minibatch %d of the partition)",
+                                            s - firstStep + 1, s), "round", NonFiniteLoss.Facts.of(List.of(x, y),
+                                            parameterArrays(net), List.of(yHat), Double.NaN,
+                                            (long) epoch * shard.batches().size() + s)), null);
                         }
                         // DJL's GradientCollector allows one per process, but local[k] runs k tasks in one
                         // JVM: call PyTorch's backward directly (autograd state is per thread).
@@ -162,6 +164,13 @@ public final class PartitionTrainer implements FlatMapFunction<Iterator<Shard>, 
                 }
             }
         }
+    }
+
+    /** The arrays of every parameter of {@code net}, for the message of a NaN loss. */
+    static List<NDArray> parameterArrays(Block net) {
+        List<NDArray> all = new ArrayList<>();
+        net.getParameters().forEach(p -> all.add(p.getValue().getArray()));
+        return all;
     }
 
     static void zeroGradients(Block net) {

@@ -131,7 +131,7 @@ class AllreduceTrainerTest {
             ParameterValues afterEpoch1 = ParameterValues.of(spark.getNet());
             EpochFailedException ex = assertThrows(EpochFailedException.class, () -> spark.trainEpoch(bad, null));
             assertTrue(ex.getMessage().contains("Epoch 2 failed on all 2 attempts"), ex.getMessage());
-            assertTrue(ex.getMessage().contains("rank 0 failed: the training loss is NaN at step 3"), ex.getMessage());
+            assertTrue(ex.getMessage().contains("rank 0 failed: The training loss is NaN at step 3"), ex.getMessage());
             assertTrue(ex.getMessage().contains("at the end of epoch 1"), ex.getMessage());
             assertEquals(2, ex.attempts());
             assertEquals(0.0, ParameterValues.of(spark.getNet()).maxAbsDifference(afterEpoch1));

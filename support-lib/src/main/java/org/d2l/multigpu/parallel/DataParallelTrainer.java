@@ -65,6 +65,8 @@ public final class DataParallelTrainer implements AutoCloseable {
     /** The builder's checkpoint settings, or null. */
     final Checkpoints checkpoints;
     long steps;
+    /** The largest |w| of the parameters before this trainer's first update, for the message of a NaN loss. */
+    private double startMaxParameter = Double.NaN;
     /** The seed of the data order: epoch e of a shuffled training set is read in an order drawn from (seed, e). */
     long shuffleSeed;
 
@@ -211,8 +213,13 @@ public final class DataParallelTrainer implements AutoCloseable {
         int active = xs.size();
         long n = xs.stream().mapToLong(xi -> xi.getShape().get(0)).sum();
         StepRollback rollback = new StepRollback(precision.replicas(), masters.parameters(), step);
+        if (steps == 0 && Double.isNaN(startMaxParameter)) {
+            startMaxParameter = NonFiniteLoss.Facts.of(List.of(), parameterArrays(active), List.of(), Double.NaN, 0)
+                    .maxParameter();
+        }
         double[] lossSum = new double[active];
         double[] correct = new double[active];
+        NDArray[] outputs = new NDArray[active];
         synchronized (COLLECTING) {
             try (GradientCollector gc = Engine.getInstance().newGradientCollector()) {
                 workers.runEach(active, r -> {
@@ -228,6 +235,7 @@ public final class DataParallelTrainer implements AutoCloseable {
                         out.attach(step);
                     }
                     gc.backward(out.get(2));
+                    outputs[r] = out.get(0);
                     lossSum[r] = out.get(1).getFloat() * ni;
                     correct[r] = Accuracy.accuracy(out.get(0), ys.get(r));
                 });
@@ -239,8 +247,14 @@ public final class DataParallelTrainer implements AutoCloseable {
         double sum = Arrays.stream(lossSum).sum();
         StepResult result = new StepResult(sum, Arrays.stream(correct).sum(), n);
         if (!Double.isFinite(sum)) {
+            String unit = sync.ownMinibatches() ? "round" : "step";
+            List<NDArray> inputs = new ArrayList<>(xs);
+            inputs.addAll(ys);
+            NonFiniteLoss.Facts facts = NonFiniteLoss.Facts.of(inputs, parameterArrays(active), Arrays.asList(outputs),
+                    startMaxParameter, steps);
             rollback.undo();
-            throw StepRollback.lossNotFinite(sum, sync.ownMinibatches() ? "round" : "step", steps + 1, history.size() + 1);
+            throw NonFiniteLoss.error(sum, String.format(java.util.Locale.ROOT, "%s %d (epoch %d)", unit, steps + 1,
+                    history.size() + 1), unit, facts);
         }
         steps++;
         if (!precision.gradientsToMasters(active, step)) {
@@ -254,6 +268,18 @@ public final class DataParallelTrainer implements AutoCloseable {
         precision.mastersChanged(step);
         precision.stepTaken();
         return result;
+    }
+
+    /** The parameter arrays the first {@code active} replicas computed this step with (float16 copies in FLOAT16). */
+    private List<NDArray> parameterArrays(int active) {
+        List<NDArray> all = new ArrayList<>();
+        for (int r = 0; r < active; r++) {
+            ReplicaStore store = precision.replicas().get(r);
+            for (Parameter p : masters.parameters()) {
+                all.add(store.get(p.getId()));
+            }
+        }
+        return all;
     }
 
     /**

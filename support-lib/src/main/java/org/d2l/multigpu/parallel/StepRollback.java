@@ -5,7 +5,6 @@ import ai.djl.ndarray.NDManager;
 import ai.djl.nn.Parameter;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import org.d2l.multigpu.devices.OnDevice;
 import org.d2l.multigpu.devices.ReplicaStore;
 
@@ -56,13 +55,5 @@ final class StepRollback {
                 }
             }
         }
-    }
-
-    /** The error of a step (or round) {@code step} of epoch {@code epoch} whose loss summed to {@code sum}, NaN or infinite. */
-    static IllegalStateException lossNotFinite(double sum, String unit, long step, int epoch) {
-        return new IllegalStateException(String.format(Locale.ROOT,
-                "The training loss is %s at %s %d (epoch %d): the parameters were left as they "
-                + "were before this %s. Lower the learning rate, check the input data for "
-                + "NaN, or use an initialisation such as Init.pytorchLike().", sum, unit, step, epoch, unit));
     }
 }
