@@ -4,7 +4,9 @@
 #   scripts/test.sh [run-notebooks.sh options and notebooks]
 #   scripts/test.sh --gpu      (only the GPU group: the unit tests tagged "gpu", on this machine's GPUs)
 #
-# 1. scripts/setup.sh                (Jupyter, JDK/Maven checks, support jar, kernel)
+# 1. scripts/setup.sh                (Jupyter, JDK/Maven checks, support jar, kernel), then where this runs:
+#                                    the CPU and its flags, what the CPU check found (oneDNN's instruction set),
+#                                    PyTorch, DJL and Java (runtime.Platform)
 # 2. mvn -B $MVN_ARGS test           (unit tests of support-lib, output shown)
 # 3. scripts/test_check_outputs.py   (the output checker: errors, claims and checks in smoke and record mode)
 #    scripts/test_run_notebooks.py   (the runner: claims and checks counted apart, a failing check refuses)
@@ -35,6 +37,10 @@ fi
 
 log "==> setup"
 "$ROOT/scripts/setup.sh"
+
+log "==> where this runs"
+"${JAVA_HOME:+$JAVA_HOME/bin/}java" --enable-native-access=ALL-UNNAMED -cp "$ROOT/support-lib/target/d2l-multigpu.jar" \
+    org.d2l.multigpu.runtime.Platform
 
 log "==> unit tests: mvn -B ${MVN_ARGS:-} test"
 (cd "$ROOT" && mvn -B ${MVN_EXTRA[@]+"${MVN_EXTRA[@]}"} test)

@@ -15,10 +15,10 @@ import picocli.CommandLine.Option;
         + "(or PyTorch), each configuration in its own JVM, interleaved round by round.")
 final class BenchOptions implements Cli.Checked {
 
-    static final List<String> SUITES = List.of("trainers", "averaging", "precision", "gpu", "peer");
+    static final List<String> SUITES = List.of("trainers", "averaging", "precision", "gpu", "peer", "isa");
     static final String MODELS = "lenet, lenet-sigmoid, dl4j, resnet18 or resnet18-wN (N the first stage's width)";
 
-    @Option(names = "--suite", paramLabel = "SUITE", description = "trainers (default), averaging, precision, gpu or peer")
+    @Option(names = "--suite", paramLabel = "SUITE", description = "trainers (default), averaging, precision, gpu, peer or isa")
     String suite = "trainers";
 
     @Option(names = "--model", paramLabel = "MODEL", description = "lenet (default), lenet-sigmoid, dl4j, resnet18 or resnet18-wN")
@@ -93,6 +93,9 @@ final class BenchOptions implements Cli.Checked {
                 return List.of("fp32", "fp16");
             case "gpu":
                 return List.of("djl", "dp1", "dp2");
+            case "isa":
+                // oneDNN at its default instruction set against the caps the CPU check may choose
+                return List.of("dp1", "dp1-AVX2", "dp1-AVX", "dp1-SSE41");
             case "peer":
                 // PyTorch in Python (when a python is given), the trainer with 1 replica, DJL's Trainer, and
                 // the trainer without NativeMemory's settings (glibc's defaults, what every run did before)
@@ -108,6 +111,11 @@ final class BenchOptions implements Cli.Checked {
         return List.of("--child", config, "--device", device, "--data", data, "--model", model,
                 "--batch", String.valueOf(batch), "--steps", String.valueOf(steps), "--warmup", String.valueOf(warmup),
                 "--limit", String.valueOf(limit));
+    }
+
+    /** The oneDNN instruction-set cap of an isa-suite configuration ({@code dp1-SSE41}: SSE41), or null. */
+    static String isaCap(String config) {
+        return config.matches("dp1-(AVX512_CORE|AVX2|AVX|SSE41)") ? config.substring(4) : null;
     }
 
     boolean gpu() {

@@ -52,7 +52,7 @@ final class TrainerChild {
      */
     static void run(BenchOptions o) throws Exception {
         Djl.setup();
-        String config = o.child.replace("-glibc", "");
+        String config = BenchOptions.isaCap(o.child) != null ? "dp1" : o.child.replace("-glibc", "");
         int batch = o.batch;
         int steps = o.steps;
         int warmup = o.warmup;

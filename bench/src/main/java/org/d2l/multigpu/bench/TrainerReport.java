@@ -23,7 +23,8 @@ final class TrainerReport {
     static String table(BenchOptions o, RoundResults runs) throws IOException {
         String base = runs.configs().get(0);
         boolean averaging = base.equals("ga2");
-        String baseName = averaging ? "gradient averaging" : base.equals("fp32") ? "FLOAT32" : "DJL Trainer";
+        String baseName = averaging ? "gradient averaging" : base.equals("fp32") ? "FLOAT32"
+                : o.suite.equals("isa") ? "oneDNN's default" : "DJL Trainer";
         MarkdownTable t = new MarkdownTable().text("trainer").number("examples/s (median)", 1)
                 .number("ratio to " + baseName + " (median of per-round ratios)", 3).number("peak RSS MB (max)", 0);
         if (averaging) {
@@ -60,7 +61,12 @@ final class TrainerReport {
             case "djl":
                 return "DJL Trainer + EasyTrain, 1 device";
             case "dp1":
-                return "DataParallelTrainer, 1 replica";
+                return "DataParallelTrainer, 1 replica" + (o.suite.equals("isa") ? ", oneDNN's default instruction set" : "");
+            case "dp1-AVX512_CORE":
+            case "dp1-AVX2":
+            case "dp1-AVX":
+            case "dp1-SSE41":
+                return "DataParallelTrainer, 1 replica, ONEDNN_MAX_CPU_ISA=" + BenchOptions.isaCap(config);
             case "dp1-glibc":
                 return "DataParallelTrainer, 1 replica, without NativeMemory (before: glibc defaults, no huge pages)";
             case "torch":

@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * One measurement in its own process (so that its JIT, memory and peak RSS are its own): the child
@@ -36,7 +37,21 @@ public final class ChildProcess {
      * the child's output when it exits non-zero or prints no result.
      */
     public static double[] measure(List<String> cmd, String config) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        return measure(cmd, config, Map.of());
+    }
+
+    /** {@link #measure(List, String)} with {@code env} added to the child's environment (an empty value removes a variable). */
+    public static double[] measure(List<String> cmd, String config, Map<String, String> env)
+            throws IOException, InterruptedException {
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        env.forEach((k, v) -> {
+            if (v.isEmpty()) {
+                pb.environment().remove(k);
+            } else {
+                pb.environment().put(k, v);
+            }
+        });
+        Process p = pb.start();
         String result = null;
         StringBuilder log = new StringBuilder();
         try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
