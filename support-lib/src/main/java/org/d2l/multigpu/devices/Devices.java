@@ -116,7 +116,7 @@ public final class Devices {
     }
 
     /** The split points of {@code n} examples over {@code k} parts (the first {@code n % k} parts get one more). */
-    static long[] shardEnds(long n, int k) {
+    public static long[] shardEnds(long n, int k) {
         long[] ends = new long[Math.max(k - 1, 0)];
         long base = n / k;
         long extra = n % k;

@@ -9,6 +9,7 @@ import ai.djl.ndarray.types.DataType;
 import ai.djl.nn.Block;
 import ai.djl.nn.Parameter;
 import ai.djl.training.GradientCollector;
+import ai.djl.training.ParameterStore;
 import ai.djl.training.dataset.RandomAccessDataset;
 import ai.djl.training.loss.Loss;
 import ai.djl.training.optimizer.Optimizer;
@@ -20,6 +21,8 @@ import org.d2l.multigpu.devices.Devices;
 import org.d2l.multigpu.devices.ReplicaStore;
 import org.d2l.multigpu.eval.Accuracy;
 import org.d2l.multigpu.models.Init;
+import org.d2l.multigpu.collective.BatchNormGroup;
+import org.d2l.multigpu.models.SyncBatchNorm;
 import org.d2l.multigpu.precision.LossScale;
 import org.d2l.multigpu.precision.ParameterBytes;
 import org.d2l.multigpu.precision.PrecisionPolicy;
@@ -60,6 +63,11 @@ public final class DataParallelTrainer implements AutoCloseable {
     /** How the replicas compute (FLOAT32 on the masters, or FLOAT16 copies of them). */
     final PrecisionPolicy precision;
     private final ReplicaWorkers workers;
+    /** With synchronised BatchNorm: where the replicas exchange statistics, and one thread per replica; else null. */
+    private final BatchNormGroup batchNormGroup;
+    private final ReplicaWorkers syncWorkers;
+    /** Micro-batches per global batch: gradients accumulated over them, synchronised once per step. */
+    final int accumulate;
     final List<EpochMetrics> history = new ArrayList<>();
     private final EpochTally tally = new EpochTally();
     /** The builder's checkpoint settings, or null. */
@@ -94,7 +102,13 @@ public final class DataParallelTrainer implements AutoCloseable {
         precision = PrecisionPolicy.create(s.dataType, s.masterWeights, s.lossScaler, net, devices, params, manager);
         masters = new Replicas(precision.masters(), params);
         workers = new ReplicaWorkers(devices, s.concurrent);
+        accumulate = s.accumulate;
+        batchNormGroup = s.syncBatchNorm ? new BatchNormGroup(SYNC_TIMEOUT_SECONDS) : null;
+        syncWorkers = s.syncBatchNorm ? new ReplicaWorkers(devices, true) : null;
     }
+
+    /** How long a replica waits for the others at a synchronised BatchNorm before the step fails. */
+    private static final long SYNC_TIMEOUT_SECONDS = 600;
 
     /** Starts a builder for training {@code net}. */
     public static Builder builder(Block net) {
@@ -129,6 +143,11 @@ public final class DataParallelTrainer implements AutoCloseable {
     /** Whether replicas run on worker threads (by default one per device when there are several devices). */
     boolean isConcurrent() {
         return workers.concurrent();
+    }
+
+    /** Whether BatchNorm's statistics are synchronised over the replicas ({@code optSyncBatchNorm}). */
+    boolean syncBatchNorm() {
+        return batchNormGroup != null;
     }
 
     /** The data type the replicas compute in, FLOAT32 or FLOAT16. */
@@ -191,9 +210,35 @@ public final class DataParallelTrainer implements AutoCloseable {
         try (NoGrad g = NoGrad.scope(); NDManager step = manager.newSubManager()) {
             // Everything computed from x and y during this step is freed with it; x and y go back.
             step.tempAttachAll(x, y);
-            List<NDList> shards = Devices.split(x, y, devices);
-            return run(Minibatches.part(shards, 0), Minibatches.part(shards, 1), step);
+            List<List<NDArray>> xs = new ArrayList<>();
+            List<List<NDArray>> ys = new ArrayList<>();
+            for (NDList micro : microBatches(x, y)) {
+                List<NDList> shards = Devices.split(micro.get(0), micro.get(1), devices);
+                xs.add(Minibatches.part(shards, 0));
+                ys.add(Minibatches.part(shards, 1));
+            }
+            return run(xs, ys, step);
         }
+    }
+
+    /** The global batch as {@link TrainerSettings#optAccumulate} micro-batches (sizes differing by at most one). */
+    private List<NDList> microBatches(NDArray x, NDArray y) {
+        long n = x.getShape().get(0);
+        if (accumulate == 1) {
+            return List.of(new NDList(x, y));
+        }
+        if (n < accumulate) {
+            throw new IllegalArgumentException("A batch of " + n + " example(s) cannot be split into " + accumulate
+                    + " micro-batches (optAccumulate): use batches of at least " + accumulate + " examples.");
+        }
+        long[] ends = Devices.shardEnds(n, accumulate);
+        NDList xs = x.split(ends, 0);
+        NDList ys = y.split(ends, 0);
+        List<NDList> micro = new ArrayList<>();
+        for (int i = 0; i < accumulate; i++) {
+            micro.add(new NDList(xs.get(i), ys.get(i)));
+        }
+        return micro;
     }
 
     /**
@@ -204,14 +249,18 @@ public final class DataParallelTrainer implements AutoCloseable {
     public StepResult trainRound(List<NDArray> xs, List<NDArray> ys) {
         Minibatches.checkRound(sync, xs, ys, devices.size());
         try (NoGrad g = NoGrad.scope(); NDManager step = manager.newSubManager()) {
-            return run(Minibatches.onDevices(xs, devices, step), Minibatches.onDevices(ys, devices, step), step);
+            return run(List.of(Minibatches.onDevices(xs, devices, step)), List.of(Minibatches.onDevices(ys, devices, step)),
+                    step);
         }
     }
 
-    /** Forward and backward on the first {@code xs.size()} replicas, then the rule's update. */
-    private StepResult run(List<NDArray> xs, List<NDArray> ys, NDManager step) {
-        int active = xs.size();
-        long n = xs.stream().mapToLong(xi -> xi.getShape().get(0)).sum();
+    /**
+     * Forward and backward of every micro-batch (xs.get(i): its shards, one per replica that gets
+     * examples), the gradients accumulating in the replicas, then the rule's update once.
+     */
+    private StepResult run(List<List<NDArray>> xs, List<List<NDArray>> ys, NDManager step) {
+        int active = xs.stream().mapToInt(List::size).max().orElse(0);
+        long n = xs.stream().flatMap(List::stream).mapToLong(xi -> xi.getShape().get(0)).sum();
         StepRollback rollback = new StepRollback(precision.replicas(), masters.parameters(), step);
         if (steps == 0 && Double.isNaN(startMaxParameter)) {
             startMaxParameter = NonFiniteLoss.Facts.of(List.of(), parameterArrays(active), List.of(), Double.NaN, 0)
@@ -219,26 +268,18 @@ public final class DataParallelTrainer implements AutoCloseable {
         }
         double[] lossSum = new double[active];
         double[] correct = new double[active];
-        NDArray[] outputs = new NDArray[active];
+        List<NDArray> outputs = new ArrayList<>();
         synchronized (COLLECTING) {
             try (GradientCollector gc = Engine.getInstance().newGradientCollector()) {
-                workers.runEach(active, r -> {
-                    long ni = xs.get(r).getShape().get(0);
-                    NDList out; // output, loss, weighted loss; the forward pass's other arrays go before the
-                    // backward pass, as in Python: autograd frees what it keeps as it goes (lower memory peak)
-                    try (NDManager forward = step.newSubManager()) {
-                        forward.tempAttachAll(xs.get(r));
-                        NDArray yHat = precision.output(net.forward(precision.replicas().get(r),
-                                new NDList(precision.input(xs.get(r))), true).head(), r);
-                        NDArray l = loss.evaluate(new NDList(ys.get(r)), new NDList(yHat));
-                        out = new NDList(yHat, l, l.mul(sync.lossWeight(ni, n, devices.size()) * precision.lossFactor()));
-                        out.attach(step);
+                for (int i = 0; i < xs.size(); i++) {
+                    NDList[] out = forward(xs.get(i), ys.get(i), n, step, gc);
+                    for (int r = 0; r < out.length; r++) {
+                        long ni = xs.get(i).get(r).getShape().get(0);
+                        outputs.add(out[r].get(0));
+                        lossSum[r] += out[r].get(1).getFloat() * ni;
+                        correct[r] += Accuracy.accuracy(out[r].get(0), ys.get(i).get(r));
                     }
-                    gc.backward(out.get(2));
-                    outputs[r] = out.get(0);
-                    lossSum[r] = out.get(1).getFloat() * ni;
-                    correct[r] = Accuracy.accuracy(out.get(0), ys.get(r));
-                });
+                }
             } catch (RuntimeException ex) {
                 rollback.undo();
                 throw ex;
@@ -248,9 +289,10 @@ public final class DataParallelTrainer implements AutoCloseable {
         StepResult result = new StepResult(sum, Arrays.stream(correct).sum(), n);
         if (!Double.isFinite(sum)) {
             String unit = sync.ownMinibatches() ? "round" : "step";
-            List<NDArray> inputs = new ArrayList<>(xs);
-            inputs.addAll(ys);
-            NonFiniteLoss.Facts facts = NonFiniteLoss.Facts.of(inputs, parameterArrays(active), Arrays.asList(outputs),
+            List<NDArray> inputs = new ArrayList<>();
+            xs.forEach(inputs::addAll);
+            ys.forEach(inputs::addAll);
+            NonFiniteLoss.Facts facts = NonFiniteLoss.Facts.of(inputs, parameterArrays(active), outputs,
                     startMaxParameter, steps);
             rollback.undo();
             throw NonFiniteLoss.error(sum, String.format(java.util.Locale.ROOT, "%s %d (epoch %d)", unit, steps + 1,
@@ -268,6 +310,59 @@ public final class DataParallelTrainer implements AutoCloseable {
         precision.mastersChanged(step);
         precision.stepTaken();
         return result;
+    }
+
+    /**
+     * The forward and backward passes of one micro-batch whose shards {@code xs} (labels {@code ys}) go to
+     * the first xs.size() replicas, each loss weighted by its shard's share of the step's {@code n} examples;
+     * returns each replica's (output, loss, weighted loss). Plain: each replica runs forward and backward on
+     * its own. With synchronised BatchNorm: the replicas run their forward passes at the same time, one
+     * thread each, meeting at every SyncBatchNorm, and one backward pass of their summed losses follows,
+     * through every replica's statistics.
+     */
+    private NDList[] forward(List<NDArray> xs, List<NDArray> ys, long n, NDManager step, GradientCollector gc) {
+        int active = xs.size();
+        NDList[] out = new NDList[active];
+        boolean synced = batchNormGroup != null;
+        if (synced) {
+            batchNormGroup.beginStep(active);
+        }
+        (synced ? syncWorkers : workers).runEach(active, r -> {
+            long ni = xs.get(r).getShape().get(0);
+            ParameterStore store = synced ? batchNormGroup.storeFor(r, precision.replicas().get(r))
+                    : precision.replicas().get(r);
+            // output, loss, weighted loss; the forward pass's other arrays go before the backward pass,
+            // as in Python: autograd frees what it keeps as it goes (lower memory peak)
+            try (NDManager forward = step.newSubManager()) {
+                forward.tempAttachAll(xs.get(r));
+                NDArray yHat = precision.output(net.forward(store, new NDList(precision.input(xs.get(r))), true).head(), r);
+                NDArray l = loss.evaluate(new NDList(ys.get(r)), new NDList(yHat));
+                out[r] = new NDList(yHat, l, l.mul(sync.lossWeight(ni, n, devices.size()) * precision.lossFactor()));
+                out[r].attach(step);
+            } catch (RuntimeException ex) {
+                if (synced) {
+                    batchNormGroup.abort(); // the other replicas must not wait for this one
+                }
+                throw ex;
+            }
+            if (!synced) {
+                gc.backward(out[r].get(2));
+            }
+        });
+        if (synced) {
+            int expected = SyncBatchNorm.count(net)[0];
+            if (batchNormGroup.layersMet() < expected && active > 1) {
+                throw new IllegalStateException("Only " + batchNormGroup.layersMet() + " of the network's " + expected
+                        + " SyncBatchNorm blocks took part in the forward pass: a block that calls a BatchNorm it holds "
+                        + "in a field of its own, not as a child, keeps the plain one; make it call its child blocks.");
+            }
+            NDArray total = out[0].get(2);
+            for (int r = 1; r < active; r++) {
+                total = total.add(out[r].get(2).toDevice(total.getDevice(), false));
+            }
+            gc.backward(total);
+        }
+        return out;
     }
 
     /** The parameter arrays the first {@code active} replicas computed this step with (float16 copies in FLOAT16). */
@@ -352,6 +447,9 @@ public final class DataParallelTrainer implements AutoCloseable {
     @Override
     public void close() {
         workers.close();
+        if (syncWorkers != null) {
+            syncWorkers.close();
+        }
         manager.close();
         if (ownParameters != null) {
             ownParameters.close();

@@ -40,6 +40,8 @@ public abstract class TrainerSettings<B extends TrainerSettings<B>> {
     boolean masterWeights = true;
     Checkpoints checkpoints;
     Long shuffleSeed;
+    boolean syncBatchNorm;
+    int accumulate = 1;
 
     TrainerSettings(Block net) {
         if (net == null) {
@@ -192,6 +194,32 @@ public abstract class TrainerSettings<B extends TrainerSettings<B>> {
         return self();
     }
 
+    /**
+     * Whether BatchNorm's training statistics are those of the global batch across the replicas (PyTorch's
+     * {@code SyncBatchNorm}) instead of each replica's shard: the network's BatchNorm blocks must be
+     * {@link org.d2l.multigpu.models.SyncBatchNorm}s ({@code SyncBatchNorm.convert(net)}); the
+     * replicas then run their forward passes at the same time, one thread each. Default false.
+     */
+    public B optSyncBatchNorm(boolean sync) {
+        this.syncBatchNorm = sync;
+        return self();
+    }
+
+    /**
+     * Gradient accumulation: every global batch runs as {@code microBatches} micro-batches one after
+     * another (each split over the replicas), their gradients add up in the replicas, and the rule
+     * synchronises and updates once per global batch, so that a batch whose activations do not fit
+     * trains as one step (DDP's {@code no_sync}). Default 1: no accumulation.
+     */
+    public B optAccumulate(int microBatches) {
+        if (microBatches < 1) {
+            throw new IllegalArgumentException("optAccumulate needs at least 1 micro-batch per step, got " + microBatches
+                    + ".");
+        }
+        this.accumulate = microBatches;
+        return self();
+    }
+
     /** Whether progress bars are on: env {@code D2L_PROGRESS} or property {@code d2l.progress} = false turns them off. */
     static boolean progressByDefault() {
         return Env.isOn("D2L_PROGRESS", true);
@@ -220,6 +248,31 @@ public abstract class TrainerSettings<B extends TrainerSettings<B>> {
         if (checkpoints != null) {
             checkpoints.checkWritable();
         }
+        if (accumulate > 1 && sync.ownMinibatches()) {
+            throw new IllegalArgumentException("optAccumulate(" + accumulate + ") is for gradient averaging, which "
+                    + "synchronises every step: " + sync.describe() + " already synchronises once per period, so "
+                    + "lengthen its period (ParameterAveraging.every(N)) instead.");
+        }
+        if (syncBatchNorm) {
+            checkSyncBatchNorm();
+        }
         return this;
+    }
+
+    private void checkSyncBatchNorm() {
+        if (sync.ownMinibatches()) {
+            throw new IllegalArgumentException("optSyncBatchNorm(true) needs gradient averaging, where the replicas share "
+                    + "one global batch; " + sync.describe() + " gives each replica its own minibatch and its own steps.");
+        }
+        if (dataType != DataType.FLOAT32) {
+            throw new IllegalArgumentException("optSyncBatchNorm(true) computes in FLOAT32 only; this trainer is set to "
+                    + dataType + ": drop optDataType or the synchronised BatchNorm.");
+        }
+        int[] count = org.d2l.multigpu.models.SyncBatchNorm.count(net);
+        if (count[1] > 0 || count[0] == 0) {
+            throw new IllegalArgumentException("optSyncBatchNorm(true): the network has " + count[1] + " BatchNorm block(s) "
+                    + "that are not SyncBatchNorm" + (count[0] == 0 ? " and no SyncBatchNorm" : "") + ". Convert them "
+                    + "first: net = SyncBatchNorm.convert(net) (org.d2l.multigpu.models), before building the trainer.");
+        }
     }
 }

@@ -54,6 +54,12 @@ final class TrainerState implements CheckpointPart {
         id.put("precision", t.describePrecision());
         id.put("rule", t.getSync().describe());
         id.put("optimizer", t.optimizer.getClass().getName());
+        if (t.accumulate > 1) { // only when set, so that checkpoints written before these settings still resume
+            id.put("micro-batches per step", String.valueOf(t.accumulate));
+        }
+        if (t.syncBatchNorm()) {
+            id.put("BatchNorm statistics", "synchronised over the replicas");
+        }
         id.putAll(new java.util.TreeMap<>(data));
         for (Pair<String, Parameter> p : t.getNet().getParameters()) {
             NDArray a = p.getValue().getArray();

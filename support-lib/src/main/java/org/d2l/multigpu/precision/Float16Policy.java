@@ -16,6 +16,7 @@ import java.util.Set;
 import java.util.function.Function;
 import org.d2l.multigpu.devices.OnDevice;
 import org.d2l.multigpu.devices.ReplicaStore;
+import org.d2l.multigpu.models.SyncBatchNorm;
 
 /**
  * Mixed-precision training with float32 master weights: every replica runs forward and backward on a
@@ -73,10 +74,10 @@ final class Float16Policy extends Float16Replicas {
         return p -> float32.contains(p.getId()) ? null : DataType.FLOAT16;
     }
 
-    /** The ids of the parameters (scale, shift, running mean and variance) of every BatchNorm inside {@code block}. */
+    /** The ids of the parameters (scale, shift, running mean and variance) of every BatchNorm (synchronised or not) inside {@code block}. */
     static Set<String> batchNormParameters(Block block) {
         Set<String> ids = new HashSet<>();
-        if (block instanceof BatchNorm) {
+        if (block instanceof BatchNorm || block instanceof SyncBatchNorm) {
             block.getParameters().values().forEach(p -> ids.add(p.getId()));
         }
         for (Block child : block.getChildren().values()) {

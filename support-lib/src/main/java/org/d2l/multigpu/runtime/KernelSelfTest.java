@@ -20,7 +20,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import org.d2l.multigpu.models.LeNet;
 
 /**
  * A known-answer test of the CPU kernels that training LeNet runs, in two parts. First the training
@@ -151,7 +150,7 @@ public final class KernelSelfTest {
     private int train(int run, StepCheck check) {
         Engine.getInstance().setRandomSeed(1000 + run);
         try (Model model = Model.newInstance("lenet-self-test")) {
-            model.setBlock(LeNet.block());
+            model.setBlock(lenet());
             try (Trainer trainer = model.newTrainer(config())) {
                 trainer.initialize(new Shape(batch, 1, 28, 28));
                 List<NDArray> p = new ArrayList<>();
@@ -307,6 +306,21 @@ public final class KernelSelfTest {
     }
 
     private static final float LR = 0.1f;
+
+    /** The lessons' LeNet ({@code models.LeNet.block()}), built here from DJL's blocks: runtime sits below models. */
+    static ai.djl.nn.SequentialBlock lenet() {
+        return new ai.djl.nn.SequentialBlock()
+                .add(ai.djl.nn.convolutional.Conv2d.builder().setFilters(20).setKernelShape(new Shape(3, 3)).build())
+                .add(Activation::relu)
+                .add(Pool.avgPool2dBlock(new Shape(2, 2), new Shape(2, 2)))
+                .add(ai.djl.nn.convolutional.Conv2d.builder().setFilters(50).setKernelShape(new Shape(5, 5)).build())
+                .add(Activation::relu)
+                .add(Pool.avgPool2dBlock(new Shape(2, 2), new Shape(2, 2)))
+                .add(ai.djl.nn.Blocks.batchFlattenBlock())
+                .add(ai.djl.nn.core.Linear.builder().setUnits(128).build())
+                .add(Activation::relu)
+                .add(ai.djl.nn.core.Linear.builder().setUnits(10).build());
+    }
 
     private static DefaultTrainingConfig config() {
         return new DefaultTrainingConfig(Loss.softmaxCrossEntropyLoss())

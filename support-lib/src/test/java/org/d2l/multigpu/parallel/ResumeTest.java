@@ -73,6 +73,12 @@ class ResumeTest {
     }
 
     @Test
+    void gradientAccumulationOnTwoReplicasResumesToTheUnbrokenRun() {
+        r.assertResumeEqualsUnbroken(2, 3, 1, dir.resolve("a"), dir.resolve("b"),
+                b -> b.optOptimizer(momentum()).optAccumulate(2));
+    }
+
+    @Test
     void shardedOptimizerStateResumesToTheUnbrokenRun() {
         r.assertResumeEqualsUnbroken(2, 3, 2, dir.resolve("a"), dir.resolve("b"),
                 b -> b.optOptimizer(adam()).optSync(GradientAveraging.shardedState()));

@@ -1,0 +1,229 @@
+package org.d2l.multigpu.models;
+
+import ai.djl.Device;
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDList;
+import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.types.DataType;
+import ai.djl.ndarray.types.Shape;
+import ai.djl.nn.AbstractBlock;
+import ai.djl.nn.Block;
+import ai.djl.nn.BlockList;
+import ai.djl.nn.Parameter;
+import ai.djl.nn.norm.BatchNorm;
+import ai.djl.training.ParameterStore;
+import ai.djl.util.PairList;
+import java.lang.reflect.Field;
+import java.util.List;
+import org.d2l.multigpu.collective.BatchNormGroup;
+import org.d2l.multigpu.runtime.NoGrad;
+
+/**
+ * DJL's {@link BatchNorm} whose training statistics are those of the global batch across the replicas
+ * of a {@code DataParallelTrainer} built with {@code optSyncBatchNorm(true)}, as PyTorch's
+ * {@code SyncBatchNorm}: each replica computes the mean and variance of its shard, the replicas exchange
+ * them ({@link BatchNormGroup}), and every replica normalises with the combined mean and variance and
+ * updates its running statistics with them. The statistics are built from differentiable array
+ * operations on the other replicas' arrays (DJL has no custom autograd functions), so that one backward
+ * pass of the replicas' summed losses carries each replica's gradient through the others' statistics,
+ * as PyTorch's backward allreduce does. It keeps the {@link BatchNorm}'s own parameters (same names and
+ * ids) and computes exactly what it computes anywhere else: in evaluation, or outside such a trainer.
+ */
+public final class SyncBatchNorm extends AbstractBlock {
+
+    private static final byte VERSION = 1;
+
+    private final BatchNorm batchNorm;
+    private final Parameter gamma;
+    private final Parameter beta;
+    private final Parameter runningMean;
+    private final Parameter runningVar;
+    private final float epsilon;
+    private final float momentum;
+
+    /** Wraps {@code batchNorm}, sharing its parameters; it must normalise over axis 1 (DJL's default). */
+    public SyncBatchNorm(BatchNorm batchNorm) {
+        super(VERSION);
+        this.batchNorm = batchNorm;
+        PairList<String, Parameter> own = batchNorm.getDirectParameters();
+        gamma = own.get("gamma");
+        beta = own.get("beta");
+        runningMean = own.get("runningMean");
+        runningVar = own.get("runningVar");
+        own.forEach(p -> addParameter(p.getValue()));
+        if (this.<Integer>field("axis") != 1) {
+            throw new IllegalArgumentException("SyncBatchNorm normalises over axis 1 (channels), DJL's default; this "
+                    + "BatchNorm uses axis " + this.<Integer>field("axis") + ".");
+        }
+        epsilon = field("epsilon");
+        momentum = field("momentum");
+        if (batchNorm.isInitialized()) {
+            inputShapes = batchNorm.getInputShapes();
+        }
+    }
+
+    /**
+     * Replaces every {@link BatchNorm} inside {@code net} by a {@link SyncBatchNorm} that shares its
+     * parameters, as PyTorch's {@code convert_sync_batchnorm} does, and returns {@code net} (or the
+     * replacement, when {@code net} itself is a BatchNorm); safe before or after initialisation.
+     */
+    public static Block convert(Block net) {
+        if (net instanceof BatchNorm bn) {
+            return new SyncBatchNorm(bn);
+        }
+        if (net instanceof AbstractBlock parent && !(net instanceof SyncBatchNorm)) {
+            BlockList children = children(parent);
+            for (int i = 0; i < children.size(); i++) {
+                Block child = children.valueAt(i);
+                Block converted = convert(child);
+                if (converted != child) {
+                    String key = children.keyAt(i);
+                    children.remove(i);
+                    children.add(i, key, converted);
+                }
+            }
+        }
+        return net;
+    }
+
+    /** How many SyncBatchNorm blocks {@code net} holds, and how many plain BatchNorm blocks outside them: {sync, plain}. */
+    public static int[] count(Block net) {
+        int[] c = new int[2];
+        if (net instanceof SyncBatchNorm) {
+            c[0]++;
+        } else if (net instanceof BatchNorm) {
+            c[1]++;
+        } else {
+            for (Block child : net.getChildren().values()) {
+                int[] d = count(child);
+                c[0] += d[0];
+                c[1] += d[1];
+            }
+        }
+        return c;
+    }
+
+    /** The wrapped {@link BatchNorm}. */
+    public BatchNorm getBatchNorm() {
+        return batchNorm;
+    }
+
+    @Override
+    protected NDList forwardInternal(ParameterStore parameterStore, NDList inputs, boolean training,
+            PairList<String, Object> params) {
+        if (!training || !(parameterStore instanceof BatchNormGroup.Store store)) {
+            return batchNorm.forward(parameterStore, inputs, training, params);
+        }
+        NDArray x = inputs.singletonOrThrow();
+        Device device = x.getDevice();
+        int[] axes = statisticsAxes(x.getShape());
+        long count = x.getShape().size() / x.getShape().get(1);
+        NDArray mean = x.sum(axes).div(count); // (DJL's PyTorch mean takes one axis at a time)
+        NDArray var = x.sub(perChannel(mean, x.getShape())).square().sum(axes).div(count); // biased, as batch_norm's
+        NDManager own = x.getManager();
+        Combined global = store.exchange(this, new BatchNormGroup.Stats(mean, var, count), all -> combine(all, device, own));
+        NDArray globalMean = global.mean();
+        NDArray globalVar = global.var();
+        long total = global.count();
+        NDArray g = store.getValue(gamma, device, true);
+        NDArray b = store.getValue(beta, device, true);
+        NDArray y = x.sub(perChannel(globalMean, x.getShape()))
+                .div(perChannel(globalVar.add(epsilon).sqrt(), x.getShape()));
+        if (g != null) {
+            y = y.mul(perChannel(g, x.getShape()));
+        }
+        if (b != null) {
+            y = y.add(perChannel(b, x.getShape()));
+        }
+        updateRunning(store.getValue(runningMean, device, true), store.getValue(runningVar, device, true),
+                globalMean, globalVar, total);
+        return new NDList(y);
+    }
+
+    /**
+     * The global batch's per-channel mean and biased variance from every replica's, by Chan et al.'s
+     * combination (the mean of the means, and the within- plus between-shard variance, weighted by
+     * counts), on {@code device}, differentiable in every replica's statistics, attached to {@code own}.
+     */
+    private static Combined combine(List<BatchNormGroup.Stats> all, Device device, NDManager own) {
+        long total = all.stream().mapToLong(BatchNormGroup.Stats::count).sum();
+        NDArray mean = null;
+        for (BatchNormGroup.Stats s : all) {
+            NDArray term = s.mean().toDevice(device, false).mul((double) s.count() / total);
+            mean = mean == null ? term : mean.add(term);
+        }
+        NDArray var = null;
+        for (BatchNormGroup.Stats s : all) {
+            NDArray m = s.mean().toDevice(device, false);
+            NDArray term = s.var().toDevice(device, false).add(m.sub(mean).square()).mul((double) s.count() / total);
+            var = var == null ? term : var.add(term);
+        }
+        mean.attach(own); // the sums began in another replica's manager, which it frees after its forward pass
+        var.attach(own);
+        return new Combined(mean, var, total);
+    }
+
+    /** The global batch's statistics, held by the replica that combined them. */
+    private record Combined(NDArray mean, NDArray var, long count) {}
+
+    /** running = momentum running + (1 - momentum) batch statistic, with the unbiased variance, as PyTorch's batch_norm. */
+    private void updateRunning(NDArray mean, NDArray var, NDArray batchMean, NDArray batchVar, long total) {
+        try (NoGrad g = NoGrad.scope(); NDManager tmp = mean.getManager().newSubManager()) {
+            tmp.tempAttachAll(batchMean, batchVar);
+            double unbiased = total > 1 ? (double) total / (total - 1) : 1;
+            mean.muli(momentum).addi(batchMean.mul(1 - momentum));
+            var.muli(momentum).addi(batchVar.mul(unbiased * (1 - momentum)));
+        }
+    }
+
+    private static int[] statisticsAxes(Shape shape) {
+        int[] axes = new int[shape.dimension() - 1];
+        axes[0] = 0;
+        for (int i = 2; i < shape.dimension(); i++) {
+            axes[i - 1] = i;
+        }
+        return axes;
+    }
+
+    /** A per-channel vector (C) shaped to broadcast over an array of {@code shape} (B, C, ...). */
+    private static NDArray perChannel(NDArray v, Shape shape) {
+        long[] s = new long[shape.dimension()];
+        java.util.Arrays.fill(s, 1);
+        s[1] = shape.get(1);
+        return v.reshape(new Shape(s));
+    }
+
+    @Override
+    public Shape[] getOutputShapes(Shape[] inputShapes) {
+        return new Shape[] {inputShapes[0]};
+    }
+
+    @Override
+    public void initialize(NDManager manager, DataType dataType, Shape... shapes) {
+        batchNorm.initialize(manager, dataType, shapes);
+        beforeInitialize(shapes);
+    }
+
+    @SuppressWarnings("unchecked")
+    private <T> T field(String name) {
+        try {
+            Field f = BatchNorm.class.getDeclaredField(name);
+            f.setAccessible(true);
+            return (T) f.get(batchNorm);
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            throw new IllegalStateException("DJL's BatchNorm has no field " + name + " (this jar is built for DJL 0.35.1): "
+                    + e, e);
+        }
+    }
+
+    private static BlockList children(AbstractBlock block) {
+        try {
+            Field f = AbstractBlock.class.getDeclaredField("children");
+            f.setAccessible(true);
+            return (BlockList) f.get(block);
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            throw new IllegalStateException("DJL's AbstractBlock has no field children (this jar is built for DJL "
+                    + "0.35.1): " + e, e);
+        }
+    }
+}
