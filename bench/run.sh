@@ -28,7 +28,10 @@
 # the write to disk (background thread) and the checkpoint's size (not part of "all").
 # "isa": what the CPU check's caps cost: the trainer with 1 replica at oneDNN's default instruction set against
 # ONEDNN_MAX_CPU_ISA=AVX2, AVX and SSE41, LeNet (batch 256) and ResNet-18 of width 16 (not part of "all").
-# Usage: bench/run.sh [lenet|resnet18|averaging|precision|spark|gpu|peer|widths|collectives|checkpoint|isa|all]   (extra options through BENCH_ARGS, e.g. "--rounds 5")
+# "largebatch": what synchronised BatchNorm and gradient accumulation cost per step: ResNet-18 of width 16, batch 256 on
+# 2 virtual replicas, plain BatchNorm against SyncBatchNorm (optSyncBatchNorm) and against 4 micro-batches per step
+# (optAccumulate(4)), side by side (not part of "all").
+# Usage: bench/run.sh [lenet|resnet18|averaging|precision|spark|gpu|peer|widths|collectives|checkpoint|isa|largebatch|all]   (extra options through BENCH_ARGS, e.g. "--rounds 5")
 # Writes the tables to $BENCH_RESULTS (default bench/RESULTS.md) as well as to the terminal.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -98,6 +101,7 @@ out=$(mktemp)
         echo; run --suite peer --model lenet-sigmoid --batch 256 --steps 30 --warmup 5 --rounds 3 "${peer[@]}"
         echo; run --suite peer --model resnet18 --batch 256 --steps 3 --warmup 1 --rounds 2 --limit 1024 "${peer[@]}"
       fi ;;
+    largebatch) run --suite largebatch --model resnet18-w16 --batch 256 --steps 5 --warmup 1 --rounds 3 --limit 1536 ;;
     isa) run --suite isa --model lenet; echo; run --suite isa --model resnet18-w16 --batch 256 --steps 5 --warmup 1 --rounds 2 --limit 1536 ;;
     checkpoint)
       run_checkpoint() { java --enable-native-access=ALL-UNNAMED -cp "$cp" org.d2l.multigpu.bench.CheckpointBench "$@" ${BENCH_ARGS:-}; }
@@ -105,7 +109,7 @@ out=$(mktemp)
     gpu) run --suite gpu --model lenet --data random; echo; run --suite gpu --model resnet18 --batch 256 --data random ;;
     all) run --model lenet; echo; run --model resnet18; echo; run --suite averaging --model dl4j --batch 256 --steps 40 --warmup 5
       echo; run --suite precision --model lenet; echo; run --suite precision --model resnet18 ;;
-    *) echo "unknown benchmark '$which': use lenet, resnet18, averaging, precision, spark, gpu, peer, widths, collectives, checkpoint, isa or all" >&2; exit 2 ;;
+    *) echo "unknown benchmark '$which': use lenet, resnet18, averaging, precision, spark, gpu, peer, widths, collectives, checkpoint, isa, largebatch or all" >&2; exit 2 ;;
   esac
 } | tee "$out"
 results=${BENCH_RESULTS:-bench/RESULTS.md}

@@ -15,10 +15,10 @@ import picocli.CommandLine.Option;
         + "(or PyTorch), each configuration in its own JVM, interleaved round by round.")
 final class BenchOptions implements Cli.Checked {
 
-    static final List<String> SUITES = List.of("trainers", "averaging", "precision", "gpu", "peer", "isa");
+    static final List<String> SUITES = List.of("trainers", "averaging", "precision", "gpu", "peer", "isa", "largebatch");
     static final String MODELS = "lenet, lenet-sigmoid, dl4j, resnet18 or resnet18-wN (N the first stage's width)";
 
-    @Option(names = "--suite", paramLabel = "SUITE", description = "trainers (default), averaging, precision, gpu, peer or isa")
+    @Option(names = "--suite", paramLabel = "SUITE", description = "trainers (default), averaging, precision, gpu, peer, isa or largebatch")
     String suite = "trainers";
 
     @Option(names = "--model", paramLabel = "MODEL", description = "lenet (default), lenet-sigmoid, dl4j, resnet18 or resnet18-wN")
@@ -93,6 +93,9 @@ final class BenchOptions implements Cli.Checked {
                 return List.of("fp32", "fp16");
             case "gpu":
                 return List.of("djl", "dp1", "dp2");
+            case "largebatch":
+                // 2 replicas: plain BatchNorm (the reference), synchronised BatchNorm, 4 micro-batches per step
+                return List.of("dp2", "dp2-sync", "dp2-acc4");
             case "isa":
                 // oneDNN at its default instruction set against the caps the CPU check may choose
                 return List.of("dp1", "dp1-AVX2", "dp1-AVX", "dp1-SSE41");

@@ -27,6 +27,7 @@ import org.d2l.multigpu.eval.Timer;
 import org.d2l.multigpu.models.Init;
 import org.d2l.multigpu.models.LeNet;
 import org.d2l.multigpu.models.ResNet;
+import org.d2l.multigpu.models.SyncBatchNorm;
 import org.d2l.multigpu.parallel.DataParallelTrainer;
 import org.d2l.multigpu.runtime.Djl;
 
@@ -106,9 +107,14 @@ final class TrainerChild {
                 AveragingChild.run(config, net, input, LR, batches, steps, warmup, batch);
                 return;
             } else {
-                int k = Integer.parseInt(config.substring(2));
-                DataParallelTrainer t = DataParallelTrainer.builder(net).setDevices(Collections.nCopies(k, home))
-                        .optInputShape(input).optLearningRate(LR).optProgress(false).build();
+                // dpK, dpK-sync (synchronised BatchNorm), dpK-accN (N micro-batches per step)
+                String[] parts = config.split("-");
+                int k = Integer.parseInt(parts[0].substring(2));
+                boolean sync = parts.length > 1 && parts[1].equals("sync");
+                int accumulate = parts.length > 1 && parts[1].startsWith("acc") ? Integer.parseInt(parts[1].substring(3)) : 1;
+                DataParallelTrainer t = DataParallelTrainer.builder(sync ? SyncBatchNorm.convert(net) : net)
+                        .setDevices(Collections.nCopies(k, home)).optInputShape(input).optLearningRate(LR).optProgress(false)
+                        .optSyncBatchNorm(sync).optAccumulate(accumulate).build();
                 run = b -> t.trainStep(b.get(0), b.get(1));
                 resource = t;
             }

@@ -24,7 +24,8 @@ final class TrainerReport {
         String base = runs.configs().get(0);
         boolean averaging = base.equals("ga2");
         String baseName = averaging ? "gradient averaging" : base.equals("fp32") ? "FLOAT32"
-                : o.suite.equals("isa") ? "oneDNN's default" : "DJL Trainer";
+                : o.suite.equals("isa") ? "oneDNN's default" : o.suite.equals("largebatch") ? "plain BatchNorm"
+                : "DJL Trainer";
         MarkdownTable t = new MarkdownTable().text("trainer").number("examples/s (median)", 1)
                 .number("ratio to " + baseName + " (median of per-round ratios)", 3).number("peak RSS MB (max)", 0);
         if (averaging) {
@@ -67,6 +68,10 @@ final class TrainerReport {
             case "dp1-AVX":
             case "dp1-SSE41":
                 return "DataParallelTrainer, 1 replica, ONEDNN_MAX_CPU_ISA=" + BenchOptions.isaCap(config);
+            case "dp2-sync":
+                return "DataParallelTrainer, 2 virtual replicas, synchronised BatchNorm (SyncBatchNorm, optSyncBatchNorm)";
+            case "dp2-acc4":
+                return "DataParallelTrainer, 2 virtual replicas, 4 micro-batches per step (optAccumulate(4))";
             case "dp1-glibc":
                 return "DataParallelTrainer, 1 replica, without NativeMemory (before: glibc defaults, no huge pages)";
             case "torch":
@@ -82,7 +87,8 @@ final class TrainerReport {
                     return "parameter averaging every " + config.substring(config.indexOf('f') + 1)
                             + " round(s), 2 workers x batch " + o.batch / 2;
                 }
-                return "DataParallelTrainer, " + config.substring(2) + " virtual replicas";
+                return "DataParallelTrainer, " + config.substring(2) + " virtual replicas"
+                        + (o.suite.equals("largebatch") ? ", plain BatchNorm" : "");
         }
     }
 }
