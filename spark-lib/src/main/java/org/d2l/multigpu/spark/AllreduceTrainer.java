@@ -56,6 +56,8 @@ public final class AllreduceTrainer implements AutoCloseable {
     private final Block net;
     private final Checkpoints checkpoints;
     private final List<AllreduceEpoch> log = new ArrayList<>();
+    /** Why the last epoch that failed on all its attempts failed, or null. */
+    private EpochFailedException lastFailure;
     private final DriverProgress done = new DriverProgress(); // optimizer state, epochs, history; count: steps taken
 
     private AllreduceTrainer(Builder b) {
@@ -110,6 +112,19 @@ public final class AllreduceTrainer implements AutoCloseable {
         return List.copyOf(log);
     }
 
+    /**
+     * The last epoch this trainer ran to the end; fails with what went wrong when none has (its fit failed,
+     * or was never called), so that a cell after a failed one says so instead of failing on a null.
+     */
+    public AllreduceEpoch lastEpoch() {
+        if (!log.isEmpty()) {
+            return log.get(log.size() - 1);
+        }
+        throw new IllegalStateException("This trainer has finished no epoch: "
+                + (lastFailure != null ? "its fit failed (" + lastFailure.getMessage() + "). Run that cell again."
+                        : "call fit (or trainEpoch) first."), lastFailure);
+    }
+
     /** Splits every global batch of {@code batches} (in order) over this trainer's partitions and caches the shards. */
     public SplitData distribute(List<Minibatch> batches) {
         return SplitData.of(sc, batches, partitions);
@@ -148,10 +163,11 @@ public final class AllreduceTrainer implements AutoCloseable {
                 String reason = reason(ex);
                 failures.add("attempt " + (attempt + 1) + ": " + reason);
                 if (attempt + 1 >= maxAttempts) {
-                    throw new EpochFailedException("Epoch " + epoch + " failed on all " + maxAttempts
+                    lastFailure = new EpochFailedException("Epoch " + epoch + " failed on all " + maxAttempts
                             + " attempts of its barrier stage; the last: " + reason + ". The driver's model "
                             + (epoch == 1 ? "keeps its initial parameters" : "is at the end of epoch " + (epoch - 1)
                             + ", its last complete epoch") + ".", epoch, attempt + 1, ex);
+                    throw lastFailure;
                 }
                 System.err.printf("Epoch %d: the barrier stage failed on attempt %d of %d (%s); running it again "
                         + "from the driver's %s, with the data shipped again.%n", epoch, attempt + 1, maxAttempts, reason,

@@ -139,6 +139,25 @@ class AllreduceTrainerTest {
     }
 
     @Test
+    void afterAFitThatFinishedNoEpochTheLastEpochNamesTheFailureInsteadOfBeingNull() {
+        List<Minibatch> batches = new ArrayList<>(SyntheticData.minibatches(2, 8, 9));
+        float[] x = batches.get(0).x().clone();
+        x[0] = Float.NaN;
+        batches.set(0, new Minibatch(x, batches.get(0).shape(), batches.get(0).y()));
+        try (AllreduceTrainer spark = AllreduceTrainer.builder(Models.LENET).setPartitions(2)
+                .optOptimizer(OptimizerFactory.sgd(0.1f)).optMaxAttempts(1).optContext(sc).build();
+                SplitData bad = spark.distribute(batches)) {
+            IllegalStateException none = assertThrows(IllegalStateException.class, spark::lastEpoch);
+            assertTrue(none.getMessage().contains("call fit (or trainEpoch) first"), none.getMessage());
+            assertThrows(EpochFailedException.class, () -> spark.fit(bad, null, 2));
+            IllegalStateException after = assertThrows(IllegalStateException.class, spark::lastEpoch);
+            assertTrue(after.getMessage().startsWith("This trainer has finished no epoch: its fit failed (Epoch 1 failed "
+                    + "on all 1 attempts"), after.getMessage());
+            assertTrue(after.getMessage().endsWith("Run that cell again."), after.getMessage());
+        }
+    }
+
+    @Test
     void dataSplitForAnotherNumberOfPartitionsIsRefused() {
         try (AllreduceTrainer spark = AllreduceTrainer.builder(Models.LENET).setPartitions(2)
                 .optOptimizer(OptimizerFactory.sgd(0.1f)).optContext(sc).build();
