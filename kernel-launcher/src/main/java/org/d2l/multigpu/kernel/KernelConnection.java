@@ -16,7 +16,8 @@ import org.rapaio.org.zeromq.ZMQ;
  * Connects rapaio's channels to Jupyter in an order without races, in place of {@code Channels.connect}:
  * the handler map is complete before any socket is polled (rapaio binds first and fills the map last, so
  * an early kernel_info_request met a null map and killed the shell thread), every polling thread is
- * checked to loop, and the control socket is served by {@link ControlLoop}.
+ * checked to loop, the control socket is served by {@link ControlLoop}, and kernel_info is answered by
+ * {@link KernelInfo}.
  */
 final class KernelConnection {
 
@@ -25,7 +26,7 @@ final class KernelConnection {
 
     /** Binds every channel of {@code channels} for {@code kernel} and announces the kernel as starting. */
     static void open(Channels channels, RapaioKernel kernel, ConnectionProperties props) {
-        PrivateFields.set(channels, "handlers", handlers(kernel));
+        PrivateFields.set(channels, "handlers", handlers(kernel, channels));
         kernel.registerChannels(channels);
 
         AbstractChannel heartbeat = channel(channels, "heartbeat");
@@ -49,14 +50,14 @@ final class KernelConnection {
 
     /** rapaio's handlers for the shell channel (control messages go to {@link ControlLoop}). */
     @SuppressWarnings("rawtypes")
-    private static Map<MessageType<?>, MessageHandler> handlers(RapaioKernel kernel) {
+    private static Map<MessageType<?>, MessageHandler> handlers(RapaioKernel kernel, Channels channels) {
         Map<MessageType<?>, MessageHandler> h = new HashMap<>();
         put(h, MessageType.SHELL_EXECUTE_REQUEST, kernel::handleExecuteRequest);
         put(h, MessageType.SHELL_INSPECT_REQUEST, kernel::handleInspectRequest);
         put(h, MessageType.SHELL_COMPLETE_REQUEST, kernel::handleCompleteRequest);
         put(h, MessageType.SHELL_HISTORY_REQUEST, kernel::handleHistoryRequest);
         put(h, MessageType.SHELL_IS_COMPLETE_REQUEST, kernel::handleIsCompleteRequest);
-        put(h, MessageType.SHELL_KERNEL_INFO_REQUEST, kernel::handleKernelInfoRequest);
+        put(h, MessageType.SHELL_KERNEL_INFO_REQUEST, m -> KernelInfo.reply(kernel, channels, m));
         put(h, MessageType.CONTROL_SHUTDOWN_REQUEST, kernel::handleShutdownRequest);
         put(h, MessageType.CUSTOM_COMM_OPEN, kernel::handleCommOpenCommand);
         put(h, MessageType.CUSTOM_COMM_MSG, kernel::handleCommMsgCommand);
