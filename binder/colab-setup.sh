@@ -7,8 +7,8 @@
 #
 # 1. A JDK >= 17 as `java` (Colab's image has shipped none, then 17, then 21; else Ubuntu's
 #    openjdk-17-jdk-headless: the packages are named in scripts/debian-packages.sh).
-# 2. Maven >= 3.8 (Ubuntu 22.04's package is 3.6.3): Apache Maven $MAVEN_VERSION from Maven Central,
-#    checked against its SHA-512, in /opt.
+# 2. Maven >= 3.8 (Ubuntu 22.04's package is 3.6.3): Apache Maven from Maven Central, checked against its
+#    SHA-512, in /opt (scripts/install-maven.sh).
 # 3. The JJava kernel $JJAVA_VERSION (pip; registers the kernel "java"), with the lessons' JVM options.
 # 4. SpencerPark's ipc proxy kernel in front of it: Colab talks to kernels over the ipc transport, which
 #    JeroMQ-based Java kernels do not support (they hang at "Connecting"); the real kernel becomes
@@ -30,9 +30,6 @@ REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # shellcheck source=scripts/debian-packages.sh
 . "$REPO/scripts/debian-packages.sh"
 JJAVA_VERSION=1.0a7 # the same in environment.yml (Binder); scripts/test_colab_binder.py checks it
-MAVEN_VERSION=3.9.9
-MAVEN_SHA512=a555254d6b53d267965a3404ecb14e53c3827c09c3b94b5678835887ab404556bfaf78dcfe03ba76fa2508649dca8531c74bca4d5846513522404d48e8c4ac8b
-MAVEN_URL="${MAVEN_URL:-https://repo1.maven.org/maven2/org/apache/maven/apache-maven/$MAVEN_VERSION/apache-maven-$MAVEN_VERSION-bin.tar.gz}"
 # A fixed revision of https://gist.github.com/SpencerPark/e2732061ad19c1afa4a33a58cb8f18a9
 PROXY_URL=https://gist.github.com/SpencerPark/e2732061ad19c1afa4a33a58cb8f18a9/archive/b6cff2bf09b6832344e576ea1e4731f0fb3df10c.tar.gz
 # JVM options of the kernel, as scripts/setup.sh gives the rapaio kernel (JJava's launcher reads JJAVA_JVM_OPTS).
@@ -68,14 +65,8 @@ echo "== 2. Maven 3.8 or newer"
 mvn_version() { mvn -B --version 2>/dev/null | sed 's/\x1b\[[0-9;]*m//g' | sed -n 's/^Apache Maven \([0-9][0-9.]*\).*/\1/p'; }
 have="$(command -v mvn >/dev/null && mvn_version || true)"
 if [[ -z "$have" ]] || ! version_at_least "$have" 3.8; then
-    echo "Maven ${have:-missing}: installing Apache Maven $MAVEN_VERSION into /opt"
-    tmp="$(mktemp -d)"
-    curl -fsSL --retry 3 -o "$tmp/maven.tar.gz" "$MAVEN_URL"
-    echo "$MAVEN_SHA512  $tmp/maven.tar.gz" | sha512sum -c --quiet - ||
-        { echo "error: $MAVEN_URL does not have Apache Maven $MAVEN_VERSION's SHA-512" >&2; exit 1; }
-    tar -xzf "$tmp/maven.tar.gz" -C /opt
-    ln -sfn "/opt/apache-maven-$MAVEN_VERSION/bin/mvn" /usr/local/bin/mvn
-    rm -rf "$tmp"
+    echo "Maven ${have:-missing}: 3.8 or newer is needed"
+    bash "$REPO/scripts/install-maven.sh"
     hash -r
 fi
 version_at_least "$(mvn_version)" 3.8 || { echo "error: Maven $(mvn_version) is on PATH, 3.8 or newer is needed" >&2; exit 1; }

@@ -3,16 +3,17 @@
 #
 #   scripts/setup.sh
 #
-# 1. Jupyter (Debian packages) and the Fashion-MNIST files: installed with apt-get when run as root,
-#    otherwise the exact `sudo apt-get install ...` command is printed.
-# 2. Checks for a JDK >= 17 (JAVA_HOME/bin/java, else java on PATH) and Maven >= 3.8.
+# 1. Jupyter, the Fashion-MNIST files, a JDK >= 17 and Maven (Debian packages): installed with apt-get when
+#    run as root, otherwise the exact `sudo apt-get install ...` command is printed.
+# 2. Checks the JDK (JAVA_HOME/bin/java, else java on PATH) and Maven >= 3.8; as root an older Maven is
+#    replaced by Apache Maven from Maven Central (scripts/install-maven.sh; Ubuntu 22.04 ships 3.6.3).
 # 3. Builds the support jar support-lib/target/d2l-multigpu.jar (+ target/lib, which its manifest
-#    Class-Path lists), so one notebook cell `%jars ../support-lib/target/d2l-multigpu.jar` loads it all,
-#    and the Spark jar spark-lib/target/d2l-spark.jar (Spark + the support jar, same way).
+#    Class-Path lists) and the Spark jar spark-lib/target/d2l-spark.jar (Spark + the support jar, same way).
 # 4. Installs the Java kernel (rapaio-jupyter-kernel from Maven Central) as a project-local kernelspec
 #    build/jupyter/kernels/java (found through JUPYTER_PATH=build/jupyter; nothing goes to ~/.local),
 #    started by the project's launcher (kernel-launcher/target/d2l-kernel-launcher.jar), which fixes
-#    rapaio's start-up race and makes Kernel > Interrupt stop only the running cell.
+#    rapaio's start-up race and makes Kernel > Interrupt stop only the running cell; its class path is the
+#    Spark jar (RJK_CLASSPATH), which brings everything the lessons import.
 #
 # Environment:
 #   MVN_ARGS          extra Maven arguments, e.g. "-o" (offline) or "-Dgpu" (no bundled CPU natives;
@@ -28,26 +29,44 @@ read -ra DEBIAN_JUPYTER_PACKAGES <<<"$JUPYTER_PACKAGES" # scripts/debian-package
 DATASET_FILE="$DATASET_DIR/train-images-idx3-ubyte.gz"
 read -ra MVN_EXTRA <<<"${MVN_ARGS:-}"
 
-# --- 1. Jupyter and data -------------------------------------------------------------------------
+# --- 1. What is missing: Jupyter, the data, a JDK, Maven -----------------------------------------
 jupyter_ok() {
     command -v jupyter >/dev/null 2>&1 &&
         jupyter nbconvert --version >/dev/null 2>&1 &&
         jupyter notebook --version >/dev/null 2>&1
 }
+java_cmd() {
+    if [[ -n "${JAVA_HOME:-}" && -x "$JAVA_HOME/bin/java" ]]; then echo "$JAVA_HOME/bin/java"; else command -v java || true; fi
+}
+java_major() {
+    "$1" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java\.specification\.version = //p' | sed 's/^1\.//; s/\..*//'
+}
+java_ok() { # a JDK >= 17 with jshell, which the kernels need
+    local j
+    j="$(java_cmd)"
+    [[ -n "$j" && "$(java_major "$j")" -ge 17 ]] 2>/dev/null && "$j" --list-modules 2>/dev/null | grep -q '^jdk\.jshell@'
+}
+mvn_version() { mvn -B --version 2>/dev/null | sed 's/\x1b\[[0-9;]*m//g' | sed -n 's/^Apache Maven \([0-9][0-9.]*\).*/\1/p'; }
+mvn_ok() { [[ -n "$(mvn_version)" && "$(printf '%s\n' 3.8 "$(mvn_version)" | sort -V | head -n1)" == 3.8 ]]; }
 
 missing=()
 jupyter_ok || missing+=("${DEBIAN_JUPYTER_PACKAGES[@]}")
 [[ -f "$DATASET_FILE" ]] || missing+=("$DATASET_PACKAGE")
+java_ok || missing+=("$JDK_PACKAGE")
+command -v mvn >/dev/null 2>&1 || missing+=(maven)
+root_apt=0
+[[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null 2>&1 && root_apt=1
 
 if ((${#missing[@]})); then
-    if [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null 2>&1; then
+    if ((root_apt)); then
         log "Installing Debian packages: ${missing[*]}"
         apt-get update
         DEBIAN_FRONTEND=noninteractive apt-get install -y "${missing[@]}"
-    elif ! jupyter_ok; then
-        die "Jupyter is missing. Install it with:
-    sudo apt-get install ${DEBIAN_JUPYTER_PACKAGES[*]} $DATASET_PACKAGE
-(Debian/Ubuntu; elsewhere install Jupyter Notebook and nbconvert, e.g. with pip or conda)"
+        hash -r
+    elif ! jupyter_ok || ! java_ok || ! command -v mvn >/dev/null 2>&1; then
+        die "missing: ${missing[*]}. Install them with:
+    sudo apt-get install ${missing[*]}
+(Debian/Ubuntu; elsewhere: a JDK >= 17, Maven >= 3.8 and Jupyter Notebook with nbconvert)"
     else
         log "warning: Fashion-MNIST files not found ($DATASET_FILE). Install them with:"
         log "    sudo apt-get install $DATASET_PACKAGE"
@@ -56,28 +75,25 @@ fi
 jupyter_ok || die "jupyter (notebook, nbconvert) still not usable after installation"
 
 # --- 2. JDK and Maven ----------------------------------------------------------------------------
-if [[ -n "${JAVA_HOME:-}" && -x "$JAVA_HOME/bin/java" ]]; then
-    JAVA="$JAVA_HOME/bin/java"
-else
-    JAVA="$(command -v java || true)"
-fi
+JAVA="$(java_cmd)"
 [[ -n "$JAVA" ]] || die "no java found. Install a JDK >= 17, e.g.: sudo apt-get install $JDK_PACKAGE"
-java_version="$("$JAVA" -XshowSettings:properties -version 2>&1 |
-    sed -n 's/^ *java\.specification\.version = //p')"
-java_major="${java_version#1.}"
-java_major="${java_major%%.*}"
-if [[ -z "$java_major" || "$java_major" -lt 17 ]]; then
+java_version="$(java_major "$JAVA")"
+if [[ -z "$java_version" || "$java_version" -lt 17 ]]; then
     die "$JAVA is Java ${java_version:-?}; a JDK >= 17 is needed, e.g.: sudo apt-get install $JDK_PACKAGE (or set JAVA_HOME)"
 fi
 "$JAVA" --list-modules 2>/dev/null | grep -q '^jdk\.jshell@' ||
     die "$JAVA is a JRE without jdk.jshell; the kernel needs a full JDK (e.g. $JDK_PACKAGE)"
 
-command -v mvn >/dev/null 2>&1 || die "Maven is missing. Install Maven >= 3.8, e.g.: sudo apt-get install maven"
-mvn_version="$(mvn -B --version 2>/dev/null | sed 's/\x1b\[[0-9;]*m//g' |
-    sed -n 's/^Apache Maven \([0-9][0-9.]*\).*/\1/p')"
-if [[ -z "$mvn_version" || "$(printf '%s\n' 3.8 "$mvn_version" | sort -V | head -n1)" != 3.8 ]]; then
-    die "Maven ${mvn_version:-?} found; Maven >= 3.8 is needed (https://maven.apache.org/download.cgi)"
+if ! mvn_ok; then
+    if ((root_apt)); then # an older packaged Maven (Ubuntu 22.04: 3.6.3): Apache Maven from Maven Central
+        log "Maven $(mvn_version) found; the build needs 3.8 or newer."
+        "$ROOT/scripts/install-maven.sh"
+        hash -r
+    fi
+    mvn_ok || die "Maven $(mvn_version) found; Maven >= 3.8 is needed: run this script as root (it installs it), or
+    sudo $ROOT/scripts/install-maven.sh"
 fi
+mvn_version="$(mvn_version)"
 
 # --- 3. Support jar ------------------------------------------------------------------------------
 # An NVIDIA GPU: build without the bundled CPU natives, so that DJL fetches the CUDA ones at first
@@ -114,7 +130,7 @@ cp "$LAUNCHER_JAR" "$KERNEL_DIR/$KERNEL_LAUNCHER_JAR"
 # apply to the notebook code too: native access for DJL/JNA (silences JDK 22+ warnings; accepted by
 # 17), and the same thread stack size as the unit tests.
 read -ra kernel_java_opts <<<"--enable-native-access=ALL-UNNAMED -Xss4m ${KERNEL_JAVA_OPTS:-}"
-JAVA="$JAVA" KERNEL_DIR="$KERNEL_DIR" KERNEL_JAR="$KERNEL_JAR" RAPAIO_VERSION="$RAPAIO_VERSION" \
+JAVA="$JAVA" KERNEL_DIR="$KERNEL_DIR" KERNEL_JAR="$KERNEL_JAR" RAPAIO_VERSION="$RAPAIO_VERSION" LESSON_CLASSPATH="$SPARK_JAR" \
     KERNEL_LAUNCHER_JAR="$KERNEL_LAUNCHER_JAR" KERNEL_LAUNCHER_CLASS="$KERNEL_LAUNCHER_CLASS" \
     "$PY" - "${kernel_java_opts[@]}" <<'EOF'
 import json, os, sys
@@ -124,11 +140,14 @@ spec = {
     "argv": [os.environ["JAVA"], *sys.argv[1:], "-cp",
              "{resource_dir}/%s:{resource_dir}/%s" % (os.environ["KERNEL_LAUNCHER_JAR"], os.environ["KERNEL_JAR"]),
              os.environ["KERNEL_LAUNCHER_CLASS"], "{connection_file}"],
-    "display_name": "Java (rapaio %s)" % os.environ["RAPAIO_VERSION"],
+    # The lessons' kernelspec metadata says "Java": the same name here, so that opening one changes nothing.
+    "display_name": "Java",
     "language": "java",
     "interrupt_mode": "message",
     "env": {
-        "RJK_CLASSPATH": "",
+        # The Spark jar: its manifest Class-Path brings the support jar, DJL, Spark and every library the
+        # lessons use, in versions that agree with Spark's, so no lesson needs a %jars cell.
+        "RJK_CLASSPATH": os.environ["LESSON_CLASSPATH"],
         "RJK_COMPILER_OPTIONS": "",
         "RJK_INIT_SCRIPT": "",
         "RJK_TIMEOUT_MILLIS": "-1",

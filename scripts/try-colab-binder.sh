@@ -36,7 +36,7 @@ LESSON="${2:-$ROOT/notebooks/multiple-gpus.ipynb}"
 NAME="$(basename "$LESSON" .ipynb)"
 IMAGE=docker.io/library/debian:bookworm
 JJAVA_VERSION="$(sed -n 's/^JJAVA_VERSION=\([^ ]*\).*/\1/p' "$ROOT/binder/colab-setup.sh")"
-MAVEN_VERSION="$(sed -n 's/^MAVEN_VERSION=\([^ ]*\).*/\1/p' "$ROOT/binder/colab-setup.sh")"
+MAVEN_VERSION="$(sed -n 's/^MAVEN_VERSION=\([^ ]*\).*/\1/p' "$ROOT/scripts/install-maven.sh")"
 CGROUP_NAME=d2l-binder-sim
 # shellcheck source=scripts/debian-packages.sh
 . "$ROOT/scripts/debian-packages.sh"
