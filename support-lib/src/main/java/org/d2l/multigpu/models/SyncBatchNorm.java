@@ -127,14 +127,17 @@ public final class SyncBatchNorm extends AbstractBlock {
         long total = global.count();
         NDArray g = store.getValue(gamma, device, true);
         NDArray b = store.getValue(beta, device, true);
-        NDArray y = x.sub(perChannel(globalMean, x.getShape()))
-                .div(perChannel(globalVar.add(epsilon).sqrt(), x.getShape()));
+        // y = (x - mean) / sqrt(var + eps) * gamma + beta as x * scale + shift, per-channel scale and shift:
+        // two passes over the activations instead of four, and as many arrays kept for the backward pass
+        NDArray scale = globalVar.add(epsilon).sqrt().pow(-1);
         if (g != null) {
-            y = y.mul(perChannel(g, x.getShape()));
+            scale = scale.mul(g);
         }
+        NDArray shift = globalMean.mul(scale).neg();
         if (b != null) {
-            y = y.add(perChannel(b, x.getShape()));
+            shift = shift.add(b);
         }
+        NDArray y = x.mul(perChannel(scale, x.getShape())).add(perChannel(shift, x.getShape()));
         updateRunning(store.getValue(runningMean, device, true), store.getValue(runningVar, device, true),
                 globalMean, globalVar, total);
         return new NDList(y);
