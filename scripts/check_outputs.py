@@ -54,7 +54,7 @@ STREAM_ERRORS = [
 
 CLAIM = re.compile(r"^([✔✘]) .*$", re.M)
 CHECK_WORD = "check: "
-MEASURED = re.compile(r"\(measured: (.*?)(; not checked at the smoke settings .*)?\)$")
+MEASURED = re.compile(r"\(measured: (.*?)(; not checked at (?:the smoke|these) settings.*)?\)$")
 NUMBER = re.compile(r"-?(\d+(\.\d*)?([eE][-+]?\d+)?|NaN|Infinity)$")
 MIN_CLAIMS = 3  # outcome claims a recorded lesson makes at least
 IDENTITY = re.compile(r"[\w.$]+@[0-9a-f]+")  # Object.toString(): class name @ hash code

@@ -63,7 +63,7 @@ class CheckOutputsTest(unittest.TestCase):
 
     def test_a_boolean_measured_value_is_refused_in_every_mode(self):
         for line in ("✔ peaks as predicted (measured: true)\n", "✔ check: fits (measured: 0.5, false)\n",
-                     "✘ peaks (measured: false; not checked at the smoke settings DATASET_LIMIT=512, MAX_EPOCH=1, "
+                     "✘ peaks (measured: false; not checked at these settings, DATASET_LIMIT=512, MAX_EPOCH=1, "
                      "which are too small to show it)\n"):
             for mode in ("smoke", "record"):
                 code, out = self.run_check(notebook(THREE + line), "--claims", mode)
@@ -91,9 +91,9 @@ class CheckOutputsTest(unittest.TestCase):
         self.assertEqual(0, code, out)
 
     def test_a_claim_or_check_that_fails_in_smoke_settings_is_shown_but_does_not_fail(self):
-        code, out = self.run_check(notebook("✘ close (measured: 0.3; not checked at the smoke settings "
+        code, out = self.run_check(notebook("✘ close (measured: 0.3; not checked at these settings, "
                                             "DATASET_LIMIT=512, MAX_EPOCH=1, which are too small to show it)\n",
-                                            "✘ check: 16P (measured: 12; not checked at the smoke settings "
+                                            "✘ check: 16P (measured: 12; not checked at these settings, "
                                             "DATASET_LIMIT=512, MAX_EPOCH=1, which are too small to show it)\n"),
                                    "--claims", "smoke")
         self.assertEqual(0, code, out)

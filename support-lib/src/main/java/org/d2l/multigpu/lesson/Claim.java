@@ -51,7 +51,7 @@ public final class Claim {
     public enum Mode {
         /** A learner's run: failed claims are printed, nothing more. */
         INTERACTIVE,
-        /** CI's smoke settings: failed claims are printed as not checked. */
+        /** Settings smaller than the lesson's (CI's smoke run, or a learner's DATASET_LIMIT or MAX_EPOCH): failed claims are printed as not checked. */
         SMOKE,
         /** A recording: the runner fails the recording on any failed claim or check. */
         RECORD
@@ -86,14 +86,21 @@ public final class Claim {
         String text = (holds ? HOLDS : FAILS) + " " + (kind == Kind.CHECK ? CHECK + " " : "") + statement.strip()
                 + " (measured: " + format(measured);
         if (!holds && mode == Mode.SMOKE) {
-            text += "; not checked at the smoke settings " + settings + ", which are too small to show it";
+            text += "; not checked at these settings, " + settings + ", which are too small to show it";
         }
         return text + ")";
     }
 
-    /** The mode of this process: {@code D2L_CLAIMS} first, then the property {@code d2l.claims}. */
+    /**
+     * The mode of this process: {@code D2L_CLAIMS} first, then the property {@code d2l.claims}; unset, a
+     * learner's run, which counts as {@link Mode#SMOKE} when {@code DATASET_LIMIT} or {@code MAX_EPOCH} makes
+     * it smaller than the lesson's (Binder's defaults, say), so that a claim the small run cannot show says so.
+     */
     public static Mode mode() {
-        return parseMode(Env.get(D2L_CLAIMS).orElse(null));
+        Mode m = parseMode(Env.get(D2L_CLAIMS).orElse(null));
+        Settings s = Settings.get();
+        boolean reduced = s.datasetLimit().isPresent() || s.maxEpoch().isPresent();
+        return m == Mode.INTERACTIVE && reduced ? Mode.SMOKE : m;
     }
 
     /** The mode named by {@code value} ({@code record}, {@code smoke}, or blank for interactive). */

@@ -30,8 +30,8 @@ class ClaimTest {
     @Test
     void aFailedClaimInSmokeSettingsSaysItWasNotChecked() {
         String line = Claim.line(Claim.Kind.CLAIM, "rare averaging costs accuracy", 0.0001, false, Claim.Mode.SMOKE, SMOKE);
-        assertTrue(line.startsWith("✘ rare averaging costs accuracy (measured: 1.000e-04; not checked at the smoke "
-                + "settings DATASET_LIMIT=512, MAX_EPOCH=1"), line);
+        assertTrue(line.startsWith("✘ rare averaging costs accuracy (measured: 1.000e-04; not checked at these "
+                + "settings, DATASET_LIMIT=512, MAX_EPOCH=1"), line);
     }
 
     @Test
@@ -83,13 +83,32 @@ class ClaimTest {
     }
 
     @Test
+    void aLearnersRunWithALimitOnTheDataOrTheEpochsCountsAsTooSmallToShowTheClaims() {
+        org.junit.jupiter.api.Assumptions.assumeTrue(System.getenv("D2L_CLAIMS") == null && System.getenv("DATASET_LIMIT") == null
+                && System.getenv("MAX_EPOCH") == null, "the environment sets these");
+        String before = System.getProperty("dataset.limit");
+        try {
+            System.clearProperty("dataset.limit");
+            assertEquals(Claim.Mode.INTERACTIVE, Claim.mode());
+            System.setProperty("dataset.limit", "3000");
+            assertEquals(Claim.Mode.SMOKE, Claim.mode());
+        } finally {
+            if (before == null) {
+                System.clearProperty("dataset.limit");
+            } else {
+                System.setProperty("dataset.limit", before);
+            }
+        }
+    }
+
+    @Test
     void aCheckSaysSoAfterTheMarkAndACheckThatFailsIsMarkedAsAClaimIs() {
         assertEquals("✔ check: each replica holds 16P bytes (measured: 0)",
                 Claim.line(Claim.Kind.CHECK, "each replica holds 16P bytes", 0, true, Claim.Mode.RECORD, SMOKE));
         assertEquals("✘ check: each replica holds 16P bytes (measured: 12)",
                 Claim.line(Claim.Kind.CHECK, "each replica holds 16P bytes", 12, false, Claim.Mode.RECORD, SMOKE));
         assertTrue(Claim.line(Claim.Kind.CHECK, "formula", 12, false, Claim.Mode.SMOKE, SMOKE)
-                .startsWith("✘ check: formula (measured: 12; not checked at the smoke settings"));
+                .startsWith("✘ check: formula (measured: 12; not checked at these settings"));
     }
 
     @Test
