@@ -5,6 +5,7 @@ loss and accuracy as the Java trainers. Prints one line `RESULT <config> <exampl
 import argparse
 import gzip
 import os
+import re
 import resource
 import statistics
 import struct
@@ -77,9 +78,17 @@ def batches(batch, limit):
     return list(zip(x.split(batch), y.split(batch)))
 
 
+def model_name(name):
+    """A --model value as the Java side (BenchOptions) names it: lenet, lenet-sigmoid, resnet18 or resnet18-wN."""
+    if name in ("lenet", "lenet-sigmoid", "resnet18") or re.fullmatch(r"resnet18-w[1-9][0-9]*", name):
+        return name
+    raise argparse.ArgumentTypeError("unknown model %r: use lenet, lenet-sigmoid, resnet18 or resnet18-wN" % name)
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("--model", default="lenet", choices=["lenet", "lenet-sigmoid", "resnet18", "resnet18-w32", "resnet18-w16"])
+    p.add_argument("--model", default="lenet", type=model_name,
+                   help="lenet, lenet-sigmoid, resnet18 (the book's width 64) or resnet18-wN (N the first stage's width)")
     p.add_argument("--batch", type=int, default=256)
     p.add_argument("--steps", type=int, default=30)
     p.add_argument("--warmup", type=int, default=5)
