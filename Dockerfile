@@ -1,28 +1,40 @@
-# Jupyter Notebook with the Java (rapaio) kernel, the support jar and Fashion-MNIST, serving
-# notebooks/ on port 8888. Debian 12 packages: those of scripts/debian-packages.sh, as scripts/setup.sh.
+# Jupyter Notebook with the Java (rapaio) kernel, the jars and Fashion-MNIST, serving notebooks/ on port
+# 8888. Debian 12 packages: those of scripts/debian-packages.sh, as scripts/setup.sh installs them.
 #   docker build -t d2l-java-multigpu .
-#   docker run --rm -p 8888:8888 d2l-java-multigpu      # then open the printed URL (token)
+#   docker run --rm -p 8888:8888 -v d2l-notebooks:/opt/d2l/notebooks d2l-java-multigpu
+# then open the printed URL (with its token). The named volume d2l-notebooks starts as a copy of the
+# lessons and keeps a learner's edits and outputs from one container to the next.
 # The PyTorch natives are those of the architecture the image is built for (pom.xml's natives-* profiles
 # follow the JVM's os.arch: an arm64 host, e.g. Apple Silicon, gets linux-aarch64); to build and run the
 # x86_64 image there instead: docker build --platform linux/amd64 ... (and docker run --platform linux/amd64).
-# The project's machines have no Docker engine; buildah built and served an earlier version of this file
-# there (its os.arch profiles are new since). Binder ignores this file (see binder/).
+# Binder ignores this file (see binder/).
 FROM debian:bookworm
 
 COPY scripts/debian-packages.sh /tmp/
-# the lists are space-separated on purpose (unquoted below)
+# the lists are space-separated on purpose (unquoted below); no recommended packages (compilers, LaTeX
+# tools, scientific Python): the image serves the lessons and needs none of them
 RUN . /tmp/debian-packages.sh \
  && apt-get update \
- && DEBIAN_FRONTEND=noninteractive apt-get install -y \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
         $JDK_PACKAGES ca-certificates $JUPYTER_PACKAGES $DATASET_PACKAGE \
+ && apt-get clean \
  && rm -rf /var/lib/apt/lists/* /tmp/debian-packages.sh
 
 WORKDIR /opt/d2l
+# Maven's downloads first, in a layer of their own that only a change to a pom.xml rebuilds: the build of
+# the modules without their sources fetches every dependency and plugin the real build uses.
+COPY pom.xml ./
+COPY support-lib/pom.xml support-lib/
+COPY spark-lib/pom.xml spark-lib/
+COPY bench/pom.xml bench/
+COPY kernel-launcher/pom.xml kernel-launcher/
+RUN mvn -B -q -DskipTests package && rm -rf support-lib/target spark-lib/target bench/target kernel-launcher/target
+
 COPY . .
-# Builds the support jar and the kernel launcher (Maven downloads into /root/.m2) and installs the kernel
+# Builds the jars and the kernel launcher (offline: everything is in /root/.m2) and installs the kernel
 # (rapaio, pom.xml's rapaio.version, started by the launcher) in build/jupyter.
-RUN scripts/setup.sh
-# serve.sh re-runs setup.sh at start: stay offline then, everything is in /root/.m2 already.
+RUN MVN_ARGS=-o scripts/setup.sh
+# serve.sh re-runs setup.sh at start: stay offline then too.
 ENV MVN_ARGS=-o
 
 EXPOSE 8888

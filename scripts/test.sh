@@ -10,8 +10,8 @@
 # 2. mvn -B $MVN_ARGS test           (unit tests of support-lib, output shown)
 # 3. scripts/test_check_outputs.py   (the output checker: errors, claims and checks in smoke and record mode)
 #    scripts/test_run_notebooks.py   (the runner: claims and checks counted apart, a failing check refuses)
-#    scripts/test_colab_binder.py    (every lesson's Colab cell and badges, the jars it loads built and
-#                                     provided by the Colab and Binder set-ups, binder/start's defaults)
+#    scripts/test_colab_binder.py    (every lesson's Colab and Binder links and steps, the Spark jar on every
+#                                     kernel's class path (local, Colab, Binder), binder/start's defaults)
 # 4. scripts/test_kernel_interrupt.py (a real kernel: training interrupted twice, the next cell runs; ~30 s)
 #    scripts/test_kernel_restart.py   (a real kernel restarted mid-run: the cell resumes from its checkpoint and
 #                                     ends with an unbroken run's parameters; ~20 s)

@@ -1,14 +1,20 @@
 #!/usr/bin/python3
-"""Checks that Colab, Binder and the build agree with the lessons, and tests scripts/colab_cells.py.
+"""Checks that the lessons, the kernels' set-ups (local, Colab, Binder) and the build agree, and tests
+scripts/lesson_links.py.
 
     /usr/bin/python3 scripts/test_colab_binder.py     (scripts/test.sh runs it, after the build)
 
-* every lesson has its badges and its current Colab set-up cell, and the README its badge table (what
-  scripts/colab_cells.py writes; the generator itself is tested on small notebooks: idempotent, an
-  older set-up cell replaced, outputs of a current one kept);
-* every jar or file a lesson loads (%jars, %classpath, %load) lies in a folder that binder/colab-setup.sh
-  links next to Colab's /content, was produced by the build (the jar and every entry of its manifest's
-  Class-Path), and comes from a module that colab-setup.sh and binder/postBuild both build;
+* the generator (scripts/lesson_links.py) on small notebooks: idempotent, badges when the repository is
+  known, no made-up address and the how-to instead when it is not, the collapsed steps at the end of the
+  first cell, old Colab set-up cells removed and nothing else changed, --check's exit status;
+* every lesson (and the README's block between its markers, when it has them) is as the generator
+  writes it, with the repository the lessons name; no lesson loads a jar or a file itself (%jars,
+  %classpath, %load);
+* every kernel set-up puts the Spark jar on the kernel's class path: the rapaio kernelspec that
+  scripts/setup.sh writes (RJK_CLASSPATH), Binder's binder/start (JJAVA_CLASSPATH), Colab's
+  binder/colab-setup.sh (JJAVA_CLASSPATH in the real kernel's kernelspec, behind the ipc proxy); that
+  jar's manifest Class-Path lists the support jar (the same bytes as support-lib's) and every entry is
+  there; binder/postBuild and colab-setup.sh build every module;
 * binder/start's defaults are what a lesson prints under Binder: binder/start is run, the JVM options it
   exports are given to a JVM that prints Settings.get().describe() from the built jar, as every lesson's
   first output does, and the README states the same defaults;
@@ -18,14 +24,13 @@
   Colab and Binder scripts read it), and rapaio's version in pom.xml only (plus the launcher's constant,
   checked equal).
 
-Standard library only; needs a JDK on PATH and the jars built (scripts/setup.sh).
+Standard library only; needs a JDK on PATH and scripts/setup.sh run (the jars and the kernelspec).
 """
 import copy
 import glob
 import json
 import os
 import re
-import shlex
 import subprocess
 import sys
 import tempfile
@@ -34,10 +39,14 @@ import zipfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
-import colab_cells  # noqa: E402
+sys.dont_write_bytecode = True  # no scripts/__pycache__ left in the checkout
+import lesson_links  # noqa: E402
 
 LESSONS = sorted(glob.glob(os.path.join(ROOT, "notebooks", "*.ipynb")))
-LOADS = re.compile(r"^\s*%(jars|classpath|load)\s+(.+?)\s*$", re.M)
+README = os.path.join(ROOT, "README.md")
+LOADS = re.compile(r"^\s*%(jars|classpath|load)\b.*$", re.M)
+SPARK_JAR = os.path.join(ROOT, "spark-lib", "target", "d2l-spark.jar")
+SUPPORT_JAR = os.path.join(ROOT, "support-lib", "target", "d2l-multigpu.jar")
 # Packages of binder/apt.txt known to exist in the Ubuntu release of repo2docker's base image, with how
 # that was checked. Empty: see binder/apt.txt.
 CHECKED_FOR_BASE_IMAGE = {}
@@ -49,7 +58,7 @@ def read(relative):
 
 
 def code_cells(nb):
-    return [colab_cells.text(c.get("source", "")) for c in nb["cells"] if c.get("cell_type") == "code"]
+    return [lesson_links.text(c.get("source", "")) for c in nb["cells"] if c.get("cell_type") == "code"]
 
 
 def lesson(path):
@@ -57,129 +66,235 @@ def lesson(path):
         return json.load(f)
 
 
-def loaded_paths():
-    """(lesson name, path as written) of every file a lesson loads."""
-    found = []
-    for path in LESSONS:
-        for source in code_cells(lesson(path)):
-            for _, args in LOADS.findall(source):
-                for arg in args.split():
-                    found.append((colab_cells.lesson_name(path), arg.strip("\"'")))
-    return found
+def first_markdown(nb):
+    return lesson_links.text(next(c for c in nb["cells"] if c["cell_type"] == "markdown")["source"])
 
 
-def shell_array(script, name):
-    m = re.search(r"^%s=\(([^)]*)\)" % name, script, re.M)
-    return shlex.split(m.group(1)) if m else []
+def manifest_class_path(jar):
+    with zipfile.ZipFile(jar) as z:
+        manifest = z.read("META-INF/MANIFEST.MF").decode("utf-8")
+    joined = re.sub(r"\r?\n ", "", manifest)  # continuation lines
+    m = re.search(r"^Class-Path: (.*)$", joined, re.M)
+    return m.group(1).split() if m else []
 
 
 class GeneratorTest(unittest.TestCase):
-    """scripts/colab_cells.py on a small notebook."""
+    """scripts/lesson_links.py on a small notebook."""
+    REPO = "someone/d2l-multigpu"
 
     def small(self):
         return {"cells": [{"cell_type": "markdown", "id": "m", "metadata": {}, "source": ["# Title\n", "\n", "Text."]},
                           {"cell_type": "code", "id": "j", "metadata": {}, "execution_count": 1, "outputs": [],
-                           "source": ["%jars ../support-lib/target/d2l-multigpu.jar"]}],
+                           "source": ["int x = 1;"]},
+                          {"cell_type": "markdown", "id": "n", "metadata": {}, "source": ["## Next"]}],
                 "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
 
-    def test_a_second_run_changes_nothing(self):
-        once = colab_cells.update_notebook(self.small(), "x")
-        twice = colab_cells.update_notebook(copy.deepcopy(once), "x")
-        self.assertEqual(colab_cells.dumps(once), colab_cells.dumps(twice))
-        self.assertEqual(["m", "colab-setup", "j"], [c["id"] for c in once["cells"]])
-        self.assertEqual(["# Title\n", "\n", colab_cells.badges("x") + "\n", "\n", "Text."], once["cells"][0]["source"])
+    def run_on(self, nb, repo, name="x"):
+        return lesson_links.update_notebook(copy.deepcopy(nb), name, repo)
 
-    def test_an_older_setup_cell_is_replaced_not_added_and_moved_before_the_first_code(self):
+    def test_a_second_run_changes_nothing_and_a_new_address_replaces_the_old(self):
+        for repo in (None, self.REPO):
+            once = self.run_on(self.small(), repo)
+            self.assertEqual(lesson_links.dumps(once), lesson_links.dumps(self.run_on(once, repo)), repo)
+            self.assertEqual(["m", "j", "n"], [c["id"] for c in once["cells"]])
+        unknown = self.run_on(self.small(), None)
+        there_and_back = self.run_on(self.run_on(unknown, self.REPO), None)
+        self.assertEqual(lesson_links.dumps(unknown), lesson_links.dumps(there_and_back))
+
+    def test_known_repository_gives_badges_under_the_title_and_its_address_in_the_colab_line(self):
+        md = lesson_links.text(self.run_on(self.small(), self.REPO)["cells"][0]["source"])
+        lines = md.split("\n")
+        self.assertEqual(["# Title", "", lesson_links.badges(self.REPO, "x"), "", "Text.", ""], lines[:6])
+        self.assertIn("](https://colab.research.google.com/github/%s/blob/main/notebooks/x.ipynb)" % self.REPO, md)
+        self.assertIn("](https://mybinder.org/v2/gh/%s/main?urlpath=lab/tree/notebooks/x.ipynb)" % self.REPO, md)
+        self.assertIn("   !git clone --depth 1 https://github.com/%s /content/d2l-multigpu && bash "
+                      "/content/d2l-multigpu/binder/colab-setup.sh\n" % self.REPO, md)
+        self.assertNotIn(lesson_links.PLACEHOLDER, md)
+
+    def test_unknown_repository_gives_no_made_up_address_but_how_to_find_one(self):
+        md = lesson_links.text(self.run_on(self.small(), None)["cells"][0]["source"])
+        readme = lesson_links.readme_block(None, ["x"])
+        for text in (md, readme):
+            self.assertNotIn("OWNER/REPO", text)
+            self.assertNotIn("](http", text)  # no link at all, so none to a made-up address
+            self.assertNotIn(lesson_links.COLAB_BADGE, text)
+            self.assertIn("find this project's repository on github", text.lower())
+            self.assertIn("`https://colab.research.google.com/github/<owner>/<name>/blob/main/notebooks/", text)
+            self.assertIn("mybinder.org", text)
+        self.assertEqual(["# Title", "", lesson_links.UNKNOWN_LINE, "", "Text."], md.split("\n")[:5])
+        self.assertIn("   !git clone --depth 1 https://github.com/<owner>/<name> /content/d2l-multigpu && bash "
+                      "/content/d2l-multigpu/binder/colab-setup.sh\n", md)
+        self.assertIn("`notebooks/x.ipynb`", md)
+
+    def test_the_first_cell_ends_with_the_collapsed_steps(self):
+        for repo in (None, self.REPO):
+            md = lesson_links.text(self.run_on(self.small(), repo)["cells"][0]["source"])
+            steps = md[md.index("\n\n<details><summary>"):]
+            self.assertTrue(steps.endswith("\n\n</details>"), steps)
+            self.assertEqual(1, md.count("<details"))
+            for step in ("Insert a code cell at the top", "Runtime > Change runtime type > java",
+                         "Delete the cell you inserted, then Runtime > Run all", "**Binder**"):
+                self.assertIn(step, steps)
+
+    def test_old_setup_cells_are_removed_and_nothing_else_changes(self):
         nb = self.small()
-        nb["cells"].append({"cell_type": "code", "id": "old", "metadata": {"tags": ["colab-setup"]},
-                            "execution_count": 3, "outputs": [{"output_type": "stream", "name": "stdout", "text": "x"}],
-                            "source": ["!bash binder/colab-setup.sh"]})
-        nb["cells"][0]["source"] = ["# Title\n", "\n", "[![Open In Colab](%s)](old)\n" % colab_cells.COLAB_BADGE, "Text."]
-        out = colab_cells.update_notebook(nb, "x")
-        setup = [c for c in out["cells"] if colab_cells.is_setup_cell(c)]
-        self.assertEqual(1, len(setup))
-        self.assertEqual(colab_cells.setup_source(), colab_cells.text(setup[0]["source"]))
-        self.assertEqual([], setup[0]["outputs"])
-        self.assertEqual(1, out["cells"].index(setup[0]))
-        self.assertEqual(1, colab_cells.text(out["cells"][0]["source"]).count(colab_cells.COLAB_BADGE))
+        nb["cells"][1:1] = [
+            {"cell_type": "code", "id": "a", "metadata": {"tags": ["colab-setup"]}, "outputs": [], "source": ["x"]},
+            {"cell_type": "code", "id": "colab-setup", "metadata": {}, "outputs": [], "source": ["y"]},
+            {"cell_type": "code", "id": "b", "metadata": {}, "outputs": [],
+             "source": ["!bash /content/d2l-multigpu/binder/colab-setup.sh"]}]
+        nb["cells"].append({"cell_type": "markdown", "id": "c", "metadata": {},
+                            "source": ["binder/colab-setup.sh is mentioned here"]})
+        out = self.run_on(nb, None)
+        self.assertEqual(["m", "j", "n", "c"], [c["id"] for c in out["cells"]])
+        self.assertEqual(nb["cells"][4:], out["cells"][1:])
+        self.assertEqual(lesson_links.dumps(out), lesson_links.dumps(self.run_on(out, None)))
 
-    def test_outputs_of_a_current_setup_cell_are_kept(self):
-        once = colab_cells.update_notebook(self.small(), "x")
-        once["cells"][1]["outputs"] = [{"output_type": "stream", "name": "stdout", "text": "recorded"}]
-        again = colab_cells.update_notebook(copy.deepcopy(once), "x")
-        self.assertEqual(once["cells"][1]["outputs"], again["cells"][1]["outputs"])
+    def test_older_badges_and_an_author_s_own_details_block(self):
+        nb = self.small()
+        nb["cells"][0]["source"] = ["# Title\n", "[![Open In Colab](%s)](old)\n" % lesson_links.COLAB_BADGE, "Text.\n",
+                                    "\n", "<details><summary>More</summary>\n", "\n", "Mine.\n", "\n", "</details>"]
+        md = lesson_links.text(self.run_on(nb, self.REPO)["cells"][0]["source"])
+        self.assertEqual(1, md.count(lesson_links.COLAB_BADGE))
+        self.assertNotIn("(old)", md)
+        self.assertIn("<details><summary>More</summary>\n\nMine.\n\n</details>\n\n<details><summary>%s"
+                      % lesson_links.SUMMARY, md)
 
-    def test_the_python_part_is_what_java_sees_as_a_comment(self):
-        source = colab_cells.setup_source()
-        java = source.replace("\\u0022", '"')  # JShell translates unicode escapes first
-        block_end = java.index('"""', 4)  # the text block opened on line 1 closes on line 3
-        self.assertEqual(java.index(".lines().forEach(System.out::println); /*"), block_end + 3)
-        comment = java[java.index("/*", block_end):]
-        self.assertTrue(comment.endswith("*/") and comment.count("*/") == 1, comment)
-        for line in source.splitlines():
-            self.assertFalse(line.lstrip().startswith("%") or line.startswith("//"), line)
-        self.assertNotIn("=%", source.replace(" ", ""))
+    def test_repository_address(self):
+        for url in ("https://github.com/o-1/n.x", "https://github.com/o-1/n.x.git", "git@github.com:o-1/n.x.git",
+                    "ssh://git@github.com/o-1/n.x", "https://user@github.com/o-1/n.x/\n"):
+            self.assertEqual("o-1/n.x", lesson_links.github_repo(url), url)
+        for url in ("https://gitlab.com/o/n", "/srv/git/n.git", "https://github.com/o", ""):
+            self.assertIsNone(lesson_links.github_repo(url), url)
+        self.assertEqual("o/n", lesson_links.repository("o/n"))
+        self.assertEqual("o/n", lesson_links.repository("https://github.com/o/n.git"))
+        with self.assertRaises(ValueError):
+            lesson_links.repository("not a repository")
+        with tempfile.TemporaryDirectory() as d:
+            subprocess.run(["git", "init", "-q", d], check=True)
+            self.assertIsNone(lesson_links.repository(None, d))
+            subprocess.run(["git", "-C", d, "remote", "add", "origin", "git@github.com:o/n.git"], check=True)
+            self.assertEqual("o/n", lesson_links.repository(None, d))
+            self.assertEqual("p/q", lesson_links.repository("p/q", d))
+
+    def script(self, *args):
+        return subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "lesson_links.py"), *args],
+                              capture_output=True, text=True)
+
+    def test_check_exits_1_until_the_files_are_written_and_a_readme_without_markers_is_left_alone(self):
+        with tempfile.TemporaryDirectory() as d:
+            os.mkdir(os.path.join(d, "notebooks"))
+            lesson_file = os.path.join(d, "notebooks", "x.ipynb")
+            with open(lesson_file, "w", encoding="utf-8") as f:
+                f.write(lesson_links.dumps(self.small()))
+            readme = os.path.join(d, "README.md")
+            with open(readme, "w", encoding="utf-8") as f:
+                f.write("# R\n\n%s\nold\n%s\n\nEnd.\n" % (lesson_links.README_BEGIN, lesson_links.README_END))
+            args = ["--repo", self.REPO, "--readme", readme, lesson_file]
+            before = [read(lesson_file), read(readme)]
+            checked = self.script("--check", *args)
+            self.assertEqual(1, checked.returncode, checked.stdout + checked.stderr)
+            self.assertEqual(before, [read(lesson_file), read(readme)])
+            self.assertEqual(0, self.script(*args).returncode)
+            checked = self.script("--check", *args)
+            self.assertEqual(0, checked.returncode, checked.stdout + checked.stderr)
+            text = read(readme)
+            self.assertTrue(text.startswith("# R\n\n%s\n" % lesson_links.README_BEGIN), text)
+            self.assertTrue(text.endswith("\n%s\n\nEnd.\n" % lesson_links.README_END), text)
+            self.assertIn("| [x](notebooks/x.ipynb) | [![Open In Colab]", text)
+            self.assertEqual(lesson_links.dumps(json.loads(read(lesson_file))), read(lesson_file))
+            with open(readme, "w", encoding="utf-8") as f:
+                f.write("# R without markers\n")
+            done = self.script(*args)
+            self.assertEqual(0, done.returncode, done.stdout + done.stderr)
+            self.assertIn("has no lines %s and %s" % (lesson_links.README_BEGIN, lesson_links.README_END), done.stdout)
+            self.assertEqual("# R without markers\n", read(readme))
 
 
 class LessonsTest(unittest.TestCase):
 
     def test_every_lesson_and_the_readme_are_as_the_generator_writes_them(self):
         self.assertTrue(LESSONS)
-        changes = colab_cells.planned_changes(LESSONS)
-        self.assertEqual([], [os.path.relpath(p, ROOT) for p, _ in changes],
-                         "run scripts/colab_cells.py (badges or set-up cell missing or outdated)")
+        repos = lesson_links.repos_in_lessons(LESSONS)
+        self.assertLessEqual(len(repos), 1, "the lessons link to different repositories: %s" % sorted(repos))
+        repo = next(iter(repos), None)
+        notes = []
+        stale = lesson_links.stale_files(LESSONS, repo, README, check=True, out=notes.append)
+        self.assertEqual([], [os.path.relpath(p, ROOT) for p in stale],
+                         "run scripts/lesson_links.py%s (links or steps missing or outdated)"
+                         % (" --repo " + repo if repo else ""))
+        for note in notes:
+            print("\n" + note, file=sys.stderr)
 
-    def test_every_lesson_has_its_badges_and_one_setup_cell_before_its_other_code(self):
+    def test_no_lesson_names_a_placeholder_repository(self):
         for path in LESSONS:
-            name = colab_cells.lesson_name(path)
-            nb = lesson(path)
-            first_md = next(c for c in nb["cells"] if c["cell_type"] == "markdown")
-            self.assertIn(colab_cells.colab_url(name), colab_cells.text(first_md["source"]), name)
-            self.assertIn("colab.research.google.com/github/%s/blob/main/notebooks/%s.ipynb"
-                          % (colab_cells.GITHUB_REPO, name), colab_cells.text(first_md["source"]), name)
-            code = [c for c in nb["cells"] if c["cell_type"] == "code"]
-            self.assertTrue(colab_cells.is_setup_cell(code[0]), name)
-            self.assertEqual(1, sum(colab_cells.is_setup_cell(c) for c in code), name)
+            with open(path, encoding="utf-8") as f:
+                self.assertFalse("OWNER/REPO" in f.read(), "%s names OWNER/REPO" % os.path.basename(path))
+
+    def test_no_lesson_loads_a_jar_or_a_file_itself(self):
+        for path in LESSONS:
+            for source in code_cells(lesson(path)):
+                self.assertEqual([], [m.group(0) for m in LOADS.finditer(source)],
+                                 "%s: the kernel's class path brings the jars" % os.path.basename(path))
 
     def test_every_lesson_prints_its_settings_in_its_first_output(self):
         for path in LESSONS:
-            cells = code_cells(lesson(path))
-            printing = [c for c in cells[1:] if "System.out" in c or "display" in c]
-            self.assertTrue(printing and "Settings.get().describe()" in printing[0], colab_cells.lesson_name(path))
+            printing = [c for c in code_cells(lesson(path)) if "System.out" in c or "display" in c]
+            self.assertTrue(printing and "Settings.get().describe()" in printing[0], lesson_links.lesson_name(path))
 
 
-class JarsTest(unittest.TestCase):
+class KernelClassPathTest(unittest.TestCase):
+    """Every kernel set-up puts the Spark jar on the kernel's class path; its manifest brings the rest."""
 
-    def test_every_loaded_path_is_linked_for_colab_and_built(self):
-        linked = shell_array(read("binder/colab-setup.sh"), "LINKED")
-        self.assertTrue(linked, "binder/colab-setup.sh has no LINKED=(...) list")
-        paths = loaded_paths()
-        self.assertTrue(paths)
-        for name, written in paths:
-            parts = written.split("/")
-            self.assertEqual("..", parts[0], "%s: %s is not relative to the repository (../X/...)" % (name, written))
-            self.assertIn(parts[1], linked, "%s loads %s: colab-setup.sh does not link /%s" % (name, written, parts[1]))
-            target = os.path.normpath(os.path.join(ROOT, "notebooks", written))
-            self.assertTrue(os.path.isfile(target), "%s loads %s, which the build did not produce" % (name, written))
-            if target.endswith(".jar"):
-                self.check_manifest(target)
-                self.check_built_by_module(parts[1], os.path.basename(target))
-
-    def check_manifest(self, jar):
-        with zipfile.ZipFile(jar) as z:
-            manifest = z.read("META-INF/MANIFEST.MF").decode("utf-8")
-        joined = re.sub(r"\r?\n ", "", manifest)  # continuation lines
-        m = re.search(r"^Class-Path: (.*)$", joined, re.M)
-        self.assertIsNotNone(m, "%s has no Class-Path" % jar)
-        entries = m.group(1).split()
-        self.assertTrue(entries)
+    def test_the_spark_jar_lists_the_support_jar_and_every_entry_is_there(self):
+        self.assertTrue(os.path.isfile(SPARK_JAR), "%s missing: run scripts/setup.sh" % SPARK_JAR)
+        entries = manifest_class_path(SPARK_JAR)
+        self.assertTrue(entries, "%s has no Class-Path" % SPARK_JAR)
         for entry in entries:
-            self.assertTrue(os.path.exists(os.path.join(os.path.dirname(jar), entry)), "%s: %s missing" % (jar, entry))
+            self.assertTrue(os.path.exists(os.path.join(os.path.dirname(SPARK_JAR), entry)),
+                            "%s: %s missing" % (SPARK_JAR, entry))
+        support = [e for e in entries if re.fullmatch(r"lib/d2l-multigpu-[^/]+\.jar", e)]
+        self.assertEqual(1, len(support), "the Spark jar's Class-Path does not list the support jar: %s" % entries)
+        with open(os.path.join(os.path.dirname(SPARK_JAR), support[0]), "rb") as a, open(SUPPORT_JAR, "rb") as b:
+            self.assertTrue(a.read() == b.read(), "spark-lib/target/%s is not support-lib's jar: the kernel would run "
+                            "older code (build both modules: mvn package)" % support[0])
 
-    def check_built_by_module(self, module, jar_name):
-        pom = read(os.path.join(module, "pom.xml"))
-        self.assertIn("<finalName>%s</finalName>" % os.path.splitext(jar_name)[0], pom)
-        self.assertIn("<module>%s</module>" % module, read("pom.xml"))
+    def test_rapaio_kernelspec_of_setup_sh(self):
+        spec_file = os.path.join(ROOT, "build", "jupyter", "kernels", "java", "kernel.json")
+        self.assertTrue(os.path.isfile(spec_file), "%s missing: run scripts/setup.sh" % spec_file)
+        with open(spec_file) as f:
+            classpath = json.load(f).get("env", {}).get("RJK_CLASSPATH", "")
+        self.assertIn(SPARK_JAR, classpath.split(";"), "scripts/setup.sh's kernelspec: RJK_CLASSPATH=%s" % classpath)
+
+    def test_binder_start(self):
+        classpath = BinderTest.start_env()["JJAVA_CLASSPATH"]
+        self.assertEqual(SPARK_JAR, classpath.split(":")[0], "binder/start: JJAVA_CLASSPATH=%s" % classpath)
+
+    def test_colab_setup_writes_it_into_the_real_kernel_s_kernelspec_behind_the_proxy(self):
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, "kernel.json"), "w") as f:
+                json.dump({"argv": ["java", "-jar", "{resource_dir}/jjava-launcher.jar", "{connection_file}"],
+                           "display_name": "Java", "language": "java", "env": {}}, f)
+            script = os.path.join(ROOT, "binder", "colab-setup.sh")
+            subprocess.run(["bash", "-c", '. "$1" && kernel_env "$2"', "-", script, d], check=True, cwd=d, timeout=60)
+            with open(os.path.join(d, "kernel.json")) as f:
+                env = json.load(f)["env"]
+        # the script's checkout: /content/d2l-multigpu on Colab, where the lessons' line clones it
+        self.assertEqual(SPARK_JAR, env.get("JJAVA_CLASSPATH"))
+        self.assertIn("-Xss4m", env.get("JJAVA_JVM_OPTS", ""))
+        line = lesson_links.colab_line(None)
+        self.assertRegex(line, r"^!git clone --depth 1 \S+ %s && bash %s/binder/colab-setup\.sh$"
+                         % (re.escape(lesson_links.COLAB_HOME), re.escape(lesson_links.COLAB_HOME)))
+        # into java_tcp's kernelspec, after the proxy's installer has moved the real kernel there
+        script = read("binder/colab-setup.sh")
+        proxy = script.index("install_ipc_proxy_kernel.py --kernel=java")
+        self.assertRegex(script[proxy:], r'real="\$\(kernel_dir java_tcp\)"\n(?:.*\n)*?kernel_env "\$real"\n')
+
+    def test_colab_and_binder_build_both_jars(self):
+        for module, jar in (("support-lib", SUPPORT_JAR), ("spark-lib", SPARK_JAR)):
+            pom = read(os.path.join(module, "pom.xml"))
+            self.assertIn("<finalName>%s</finalName>" % os.path.splitext(os.path.basename(jar))[0], pom)
+            self.assertIn("<module>%s</module>" % module, read("pom.xml"))
         for script in ("binder/colab-setup.sh", "binder/postBuild"):
             builds = [line for line in read(script).splitlines() if re.search(r"\bmvn\b.*\bpackage\b", line)]
             self.assertTrue(builds, "%s runs no mvn package" % script)
@@ -189,9 +304,11 @@ class JarsTest(unittest.TestCase):
 
 class BinderTest(unittest.TestCase):
 
-    def start_env(self):
+    @staticmethod
+    def start_env():
         """The environment binder/start gives Jupyter (and so the kernel)."""
-        env = {k: v for k, v in os.environ.items() if k not in ("JJAVA_JVM_OPTS", "FASHION_MNIST_DIR")}
+        env = {k: v for k, v in os.environ.items()
+               if k not in ("JJAVA_JVM_OPTS", "JJAVA_CLASSPATH", "FASHION_MNIST_DIR")}
         done = subprocess.run([os.path.join(ROOT, "binder", "start"), "env", "-0"], capture_output=True, env=env,
                               check=True)
         return dict(item.split("=", 1) for item in done.stdout.decode().split("\0") if "=" in item)
@@ -200,8 +317,8 @@ class BinderTest(unittest.TestCase):
         start = read("binder/start")
         value = {k: re.search(r"^%s=(\d+)$" % k, start, re.M).group(1)
                  for k in ("BINDER_DATASET_LIMIT", "BINDER_MAX_EPOCH", "BINDER_SESSION_LIMIT")}
-        opts = self.start_env()["JJAVA_JVM_OPTS"].split()
-        jar = os.path.join(ROOT, "support-lib", "target", "d2l-multigpu.jar")
+        start_env = self.start_env()
+        opts = start_env["JJAVA_JVM_OPTS"].split()
         with tempfile.TemporaryDirectory() as d:
             program = os.path.join(d, "PrintSettings.java")
             with open(program, "w") as f:
@@ -209,7 +326,9 @@ class BinderTest(unittest.TestCase):
                         " System.out.println(org.d2l.multigpu.data.Settings.get().describe()); } }")
             env = {k: v for k, v in os.environ.items()
                    if k not in ("DATASET_LIMIT", "MAX_EPOCH", "D2L_DEFAULTS", "D2L_SESSION_LIMIT")}
-            done = subprocess.run(["java", *opts, "-cp", jar, program], capture_output=True, text=True, env=env)
+            # the kernel's class path under Binder: the Spark jar, whose manifest brings the support jar
+            done = subprocess.run(["java", *opts, "-cp", start_env["JJAVA_CLASSPATH"], program], capture_output=True,
+                                  text=True, env=env)
         self.assertEqual(0, done.returncode, done.stderr)
         printed = done.stdout.strip()
         self.assertTrue(printed.startswith("DATASET_LIMIT=%s, MAX_EPOCH=%s (defaults of binder/start for this "

@@ -12,7 +12,9 @@
 # What stands in for what cannot be reached from here (no Colab, no mybinder.org, no PyPI, no GitHub):
 #   * Colab's VM: Debian 12 with Python, IPython and Jupyter from Debian, git and curl, and no JDK and no
 #     Maven (Colab's image has had no JDK at times; its Ubuntu Maven, 3.6.3, is too old either way);
-#     the repository is copied to /content/d2l-multigpu, as the set-up cell's `git clone` would.
+#     the repository is copied to /content/d2l-multigpu, as the `git clone` of the line that each lesson's
+#     first cell gives for Colab would; the rest of that line (bash .../binder/colab-setup.sh) runs in a
+#     code cell on IPython, as the learner runs it.
 #   * `pip install jjava==V` (both recipes): JJava built here from its source at the release's tag
 #     (JJAVA_SRC: a git clone of github.com/dflib/jjava; V is JJAVA_VERSION in binder/colab-setup.sh),
 #     its kernelspec installed where pip puts it (sys.prefix/share/jupyter/kernels/java).
@@ -83,14 +85,22 @@ fi
 # the repository as a clone would give it: tracked and untracked files that git does not ignore
 (cd "$ROOT" && git ls-files -co --exclude-standard -z | tar --null -T - -cf "$W/repo.tar")
 rm -rf "$W/out" && mkdir -p "$W/out" && chmod 0777 "$W/out" # the Binder user writes there too
-# the lesson's own set-up cell alone, on Python (what the learner runs first in Colab)
+# What the learner runs first in Colab, on Python: the line of the lesson's first cell, in a code cell of its
+# own, without its `git clone` (the copy above stands in for it: no GitHub here)
 /usr/bin/python3 - "$LESSON" "$W/out/setup-cell.ipynb" <<'EOF'
-import json, sys
+import json, re, sys
 nb = json.load(open(sys.argv[1], encoding="utf-8"))
-cell = next(c for c in nb["cells"] if "colab-setup" in c.get("metadata", {}).get("tags", []))
-nb["cells"] = [cell]
-nb["metadata"]["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-json.dump(nb, open(sys.argv[2], "w", encoding="utf-8"), indent=1)
+first = next("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
+line = next((l.strip() for l in first.splitlines() if l.strip().startswith("!git clone ")), None)
+m = re.fullmatch(r"!git clone --depth 1 \S+ (/content/d2l-multigpu) && (bash \1/binder/colab-setup\.sh)", line or "")
+if not m:
+    sys.exit("%s: its first cell has no line !git clone ... /content/d2l-multigpu && bash .../binder/colab-setup.sh "
+             "(scripts/lesson_links.py writes it)" % sys.argv[1])
+cell = {"cell_type": "code", "execution_count": None, "id": "colab-line", "metadata": {}, "outputs": [],
+        "source": ["!" + m.group(2)]}
+out = {"cells": [cell], "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3",
+                                                    "language": "python"}}, "nbformat": 4, "nbformat_minor": 5}
+json.dump(out, open(sys.argv[2], "w", encoding="utf-8"), indent=1)
 EOF
 
 new_container() { # NAME PACKAGES...: a fresh container from debian:bookworm with Debian packages
@@ -113,23 +123,30 @@ if [[ "$what" == colab || "$what" == all ]]; then
         'mkdir -p /content/d2l-multigpu && tar -xf /sim/repo.tar -C /content/d2l-multigpu'
     run_colab() { # as Colab's runtime: cwd /content, the host's Maven cache, the stand-ins in /sim
         buildah run --isolation chroot -v "$W:/sim" -v "$HOME/.m2:/root/.m2" --workingdir /content "$C" -- \
-            env PYDEVD_DISABLE_FILE_VALIDATION=1 D2L_COLAB_SETUP=1 D2L_JJAVA_KERNELSPEC=/sim/jjava \
+            env PYDEVD_DISABLE_FILE_VALIDATION=1 D2L_JJAVA_KERNELSPEC=/sim/jjava \
             D2L_IPC_PROXY_DIR=/sim/proxy MAVEN_URL="file:///sim/$maven_tgz" MVN_ARGS=-o "$@"
     }
-    log "== Colab: the lesson's set-up cell on Python (IPython), as the learner runs it first"
+    log "== Colab: the lesson's line in a code cell on Python (IPython), as the learner runs it first"
     run_colab "${NBCONVERT[@]}" --output-dir /sim/out --output setup-cell.out.ipynb /sim/out/setup-cell.ipynb \
-        >"$W/colab-setup.log" 2>&1 || die "the set-up cell failed: $W/colab-setup.log"
+        >"$W/colab-setup.log" 2>&1 || die "the Colab line's cell failed: $W/colab-setup.log"
     /usr/bin/python3 -c '
 import json, sys
 for o in json.load(open(sys.argv[1]))["cells"][0]["outputs"]:
     print("".join(o.get("text", "")) or o)' "$W/out/setup-cell.out.ipynb" | tee "$W/colab-setup-cell-output.txt" | tail -n 12
     if grep -q '^Done. Now: Runtime > Change runtime type' "$W/colab-setup-cell-output.txt"; then
-        result "colab: set-up cell under IPython ran binder/colab-setup.sh to its end"
+        result "colab: the lesson's line under IPython ran binder/colab-setup.sh to its end"
     else
-        die "the set-up cell did not finish: $W/colab-setup-cell-output.txt"
+        die "binder/colab-setup.sh did not finish: $W/colab-setup-cell-output.txt"
     fi
-    run_colab sh -c 'jupyter kernelspec list; cat "$(jupyter kernelspec list --json | python3 -c "import json,sys; print(json.load(sys.stdin)[\"kernelspecs\"][\"java\"][\"resource_dir\"])")/kernel.json"' \
+    # the proxy (java) and the real kernel behind it (java_tcp), whose env must hold the class path
+    run_colab sh -c 'jupyter kernelspec list; for k in java java_tcp; do echo "$k:"; cat "$(jupyter kernelspec list --json |
+        python3 -c "import json,sys; print(json.load(sys.stdin)[\"kernelspecs\"][sys.argv[1]][\"resource_dir\"])" "$k")/kernel.json"; echo; done' \
         | tee "$W/colab-kernels.txt"
+    if grep -q '"JJAVA_CLASSPATH": "/content/d2l-multigpu/spark-lib/target/d2l-spark.jar"' "$W/colab-kernels.txt"; then
+        result "colab: java_tcp's kernelspec gives JJava the Spark jar as its class path"
+    else
+        die "no JJAVA_CLASSPATH of the Spark jar in the kernelspecs: $W/colab-kernels.txt"
+    fi
     log "== Colab: the real kernel (java_tcp) over ipc alone: must not connect (why the proxy is there)"
     cp "$LESSON" "$W/out/$NAME.ipynb"
     if run_colab "${NBCONVERT[@]}" --KernelManager.transport=ipc --ExecutePreprocessor.kernel_name=java_tcp \
@@ -212,12 +229,12 @@ EOF
     }
     in_binder_cgroups buildah run --isolation chroot -v "$W:/sim" "$B" -- runuser -u jovyan -- env HOME=/home/jovyan \
         PYDEVD_DISABLE_FILE_VALIDATION=1 D2L_PROGRESS=false bash -c "cd /home/jovyan/repo && binder/start bash -c \
-        'echo JJAVA_JVM_OPTS=\$JJAVA_JVM_OPTS; echo FASHION_MNIST_DIR=\$FASHION_MNIST_DIR;
-         java \$JJAVA_JVM_OPTS -cp support-lib/target/d2l-multigpu.jar /sim/ThreadCheck.java \$(nproc) 2>/dev/null;
+        'echo JJAVA_JVM_OPTS=\$JJAVA_JVM_OPTS; echo JJAVA_CLASSPATH=\$JJAVA_CLASSPATH; echo FASHION_MNIST_DIR=\$FASHION_MNIST_DIR;
+         java \$JJAVA_JVM_OPTS -cp \$JJAVA_CLASSPATH /sim/ThreadCheck.java \$(nproc) 2>/dev/null;
          ${NBCONVERT[*]} --output-dir /tmp/out --output $NAME.binder.ipynb notebooks/$NAME.ipynb &&
          cp /tmp/out/$NAME.binder.ipynb /sim/out/'" >"$W/binder-lesson.log" 2>&1 || {
         tail -n 20 "$W/binder-lesson.log"; die "the lesson failed under binder/start: $W/binder-lesson.log"; }
-    grep -E '^(JJAVA_JVM_OPTS|FASHION_MNIST_DIR|cgroup CPU quota)' "$W/binder-lesson.log" || true
+    grep -E '^(JJAVA_JVM_OPTS|JJAVA_CLASSPATH|FASHION_MNIST_DIR|cgroup CPU quota)' "$W/binder-lesson.log" || true
     result "binder: $(grep -m1 '^cgroup CPU quota' "$W/binder-lesson.log" || echo 'thread check printed nothing')"
     if /usr/bin/python3 "$ROOT/scripts/check_outputs.py" "$W/out/$NAME.binder.ipynb" --source-dir "$ROOT/notebooks" \
         >"$W/binder-check.txt"; then

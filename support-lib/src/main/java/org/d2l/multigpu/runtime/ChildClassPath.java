@@ -11,7 +11,7 @@ import java.util.Set;
 
 /**
  * The class path a child JVM needs to run a class of the support jar with DJL's PyTorch engine, found
- * from where this JVM loaded those classes (a notebook kernel loads the jar through {@code %jars}, so
+ * from where this JVM loaded those classes (a notebook kernel adds the jars to its own class loader, so
  * {@code java.class.path} alone would not hold it), followed by this JVM's own class path.
  */
 final class ChildClassPath {
