@@ -7,9 +7,12 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.text.DecimalFormat;
+import java.text.DecimalFormatSymbols;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import org.d2l.multigpu.notebook.KernelIo;
@@ -34,7 +37,7 @@ import tech.tablesaw.plotly.traces.Trace;
  * {@code group} (e.g. test acc against epoch per run): a Tablesaw plotly figure in notebooks, an XChart PNG as fallback.
  */
 public record LinePlot(Table table, String x, String y, String group, String title, int width, int height,
-        Set<String> guides) {
+        Set<String> guides, boolean xLog) {
 
     /** plotly's default colours, also given to XChart so that both images colour the runs alike. */
     private static final Color[] COLOURS = {new Color(0x1f77b4), new Color(0xff7f0e), new Color(0x2ca02c),
@@ -56,26 +59,38 @@ public record LinePlot(Table table, String x, String y, String group, String tit
         }
         title = title == null ? "" : title;
         guides = guides == null ? Set.of() : Set.copyOf(guides);
+        if (xLog && !table.numberColumn(x).isEmpty() && !(table.numberColumn(x).min() > 0)) {
+            throw new IllegalArgumentException("a log axis needs positive values, but column '" + x + "' has "
+                    + table.numberColumn(x).min());
+        }
     }
 
     /** The plot of column {@code y} against column {@code x}, one line per value of {@code group} (null: one line). */
     public static LinePlot of(Table table, String x, String y, String group) {
-        return new LinePlot(table, x, y, group, y + " by " + x, 640, 400, Set.of());
+        return new LinePlot(table, x, y, group, y + " by " + x, 640, 400, Set.of(), false);
     }
 
     /** This plot with another title. */
     public LinePlot title(String text) {
-        return new LinePlot(table, x, y, group, text, width, height, guides);
+        return new LinePlot(table, x, y, group, text, width, height, guides, xLog);
     }
 
     /** This plot with another size in pixels. */
     public LinePlot size(int w, int h) {
-        return new LinePlot(table, x, y, group, title, w, h, guides);
+        return new LinePlot(table, x, y, group, title, w, h, guides, xLog);
     }
 
     /** This plot with the lines named {@code names} drawn as dashed guides without markers (limits, not data). */
     public LinePlot guides(String... names) {
-        return new LinePlot(table, x, y, group, title, width, height, Set.of(names));
+        return new LinePlot(table, x, y, group, title, width, height, Set.of(names), xLog);
+    }
+
+    /**
+     * This plot with a logarithmic x axis, for x values that grow by factors (k = 1, 2, 4, 8 devices), which it
+     * draws equally far apart; the PNG labels the powers of 2 (of 10 over more than 10 octaves).
+     */
+    public LinePlot logX() {
+        return new LinePlot(table, x, y, group, title, width, height, guides, true);
     }
 
     /** The lines by name (in order of first appearance), each holding its finite x and y values. */
@@ -99,7 +114,8 @@ public record LinePlot(Table table, String x, String y, String group, String tit
                     : b.mode(ScatterTrace.Mode.LINE_AND_MARKERS)).build();
         }).toList();
         Layout layout = Layout.builder().title(jsSafe(title)).width(width).height(height).showLegend(true)
-                .xAxis(Axis.builder().title(jsSafe(x)).build()).yAxis(Axis.builder().title(jsSafe(y)).build()).build();
+                .xAxis(xLog ? Axis.builder().title(jsSafe(x)).type(Axis.Type.LOG).build() : Axis.builder().title(jsSafe(x)).build())
+                .yAxis(Axis.builder().title(jsSafe(y)).build()).build();
         return new Figure(layout, traces.toArray(new Trace[0]));
     }
 
@@ -108,8 +124,10 @@ public record LinePlot(Table table, String x, String y, String group, String tit
         XYChart chart = new XYChartBuilder().width(width).height(height).title(title).xAxisTitle(x).yAxisTitle(y).build();
         chart.getStyler().setXAxisDecimalPattern("#.##").setYAxisDecimalPattern("#.###").setSeriesColors(COLOURS)
                 .setLegendPosition(Styler.LegendPosition.OutsideE).setChartBackgroundColor(Color.WHITE);
+        double base = logBase();
         lines().forEach((name, xy) -> {
-            XYSeries series = chart.addSeries(name, xy[0], xy[1]);
+            double[] xs = xLog ? Arrays.stream(xy[0]).map(v -> Math.log(v) / Math.log(base)).toArray() : xy[0];
+            XYSeries series = chart.addSeries(name, xs, xy[1]);
             if (guides.contains(name)) {
                 series.setMarker(SeriesMarkers.NONE).setLineStyle(SeriesLines.DASH_DASH);
             }
@@ -117,8 +135,28 @@ public record LinePlot(Table table, String x, String y, String group, String tit
         if (chart.getSeriesMap().isEmpty()) {
             chart.addSeries(" ", new double[] {1}, new double[] {Double.NaN});
         }
+        if (xLog && !table.numberColumn(x).isEmpty()) { // XChart's own log axis labels only powers of 10
+            double octaves = Math.log(table.numberColumn(x).max() / table.numberColumn(x).min()) / Math.log(base);
+            chart.getStyler().setXAxisTickMarkSpacingHint((int) Math.max(40, (width - 160) / Math.max(1, octaves)));
+            chart.setCustomXAxisTickLabelsFormatter(v -> logTickLabel(v, base));
+        }
         fitTitle(chart);
         return chart;
+    }
+
+    /** The label of the PNG's log-axis tick at {@code v} = log(x): x where v is a whole power of {@code base}, else none. */
+    static String logTickLabel(double v, double base) {
+        return Math.abs(v - Math.rint(v)) < 1e-9
+                ? new DecimalFormat("#,##0.###", DecimalFormatSymbols.getInstance(Locale.ROOT)).format(Math.pow(base, Math.rint(v)))
+                : "";
+    }
+
+    /** The PNG's log axis draws log to this base of x, ticks at its whole powers: 2 over at most 10 octaves, else 10. */
+    private double logBase() {
+        if (!xLog || table.numberColumn(x).isEmpty()) {
+            return 2;
+        }
+        return Math.log(table.numberColumn(x).max() / table.numberColumn(x).min()) / Math.log(2) <= 10 ? 2 : 10;
     }
 
     /**

@@ -85,4 +85,27 @@ class LinePlotTest {
         assertEquals(org.knowm.xchart.style.Styler.LegendPosition.OutsideE,
                 HtmlFragmentTest.plot("1 device").title("test acc").chart().getStyler().getLegendPosition());
     }
+
+    @Test
+    void aLogXAxisDrawsEqualRatiosEquallyFarApartAndLabelsWholePowers() {
+        Table t = Table.create(DoubleColumn.create("k", 1, 2, 4, 8), DoubleColumn.create("MB", 2.0, 1.0, 0.5, 0.25));
+        LinePlot p = LinePlot.of(t, "k", "MB", null).logX();
+        org.junit.jupiter.api.Assertions.assertArrayEquals(new double[] {0, 1, 2, 3},
+                p.chart().getSeriesMap().get("MB").getXData(), 1e-12);
+        assertEquals("8", LinePlot.logTickLabel(3, 2));
+        assertEquals("", LinePlot.logTickLabel(2.5, 2), "no label between whole powers");
+        assertEquals("100,000", LinePlot.logTickLabel(5, 10));
+        assertTrue(p.figure().asJavascript("plot").contains("log"), "the plotly axis is a log axis");
+        assertEquals(p, p.title(p.title()).logX(), "the option survives the other options");
+        Table many = Table.create(DoubleColumn.create("k", 1, 1e6), DoubleColumn.create("MB", 1, 2));
+        org.junit.jupiter.api.Assertions.assertArrayEquals(new double[] {0, 6},
+                LinePlot.of(many, "k", "MB", null).logX().chart().getSeriesMap().get("MB").getXData(), 1e-12);
+    }
+
+    @Test
+    void aLogXAxisRefusesValuesThatAreNotPositive() {
+        Table t = Table.create(DoubleColumn.create("k", 0, 1), DoubleColumn.create("MB", 1, 2));
+        var e = assertThrows(IllegalArgumentException.class, () -> LinePlot.of(t, "k", "MB", null).logX());
+        assertTrue(e.getMessage().contains("positive"), e.getMessage());
+    }
 }
