@@ -39,8 +39,8 @@ import picocli.CommandLine.Option;
  * k x batch examples over whole epochs (wall clock, after a warm-up epoch); for parameter averaging the
  * overhead per round (round wall time minus the slowest partition's local steps: job, broadcast, task
  * start, parameters in and out, treeAggregate, the driver's mean); for the allreduce where a step's time
- * goes (forward and backward, allreduce, update) and the seconds per epoch of Spark's stage start and
- * the ring's join. Spark runs on {@code local-cluster[k,1,1024]} (k executor JVMs, as on a cluster;
+ * goes (forward and backward, allreduce, update), the driver's gap between epochs and the ring's one
+ * join per fit (all epochs of a fit run in one barrier stage). Spark runs on {@code local-cluster[k,1,1024]} (k executor JVMs, as on a cluster;
  * {@code --master local} for {@code local[k]}). Each measurement runs in its own JVM; configurations are
  * interleaved round by round. Run it with {@code bench/run.sh spark} (options through {@code BENCH_ARGS}:
  * --workers --batch --limit --epochs --rounds --master).
@@ -132,8 +132,8 @@ public final class SparkBench {
         sb.append(t);
         sb.append(String.format(Locale.ROOT, "%nWhere the allreduce trainer's time goes (medians): per step %.1f ms "
                 + "forward and backward, %.1f ms ring allreduce (waiting for the slower peer included), %.1f ms "
-                + "update; per epoch %.0f ms joining the ring (all-gather through the driver, connections) and "
-                + "%.0f ms of Spark's stage (start, parameters in and out) outside the tasks' work; %.0f bytes sent "
+                + "update; %.0f ms once per fit joining the ring (all-gather through the driver, connections) and "
+                + "%.0f ms per epoch outside the tasks' work (the ranks' reports to the driver); %.0f bytes sent "
                 + "per step and rank on the sockets against 2(k-1)/k x gradient bytes = %.0f.%n",
                 runs.median("allreduce", 5), runs.median("allreduce", 6), runs.median("allreduce", 7),
                 runs.median("allreduce", 9), runs.median("allreduce", 8), runs.median("allreduce", 10),
@@ -156,8 +156,9 @@ public final class SparkBench {
 
     /**
      * One configuration in this JVM: prints {@code RESULT config examples/s overheadMs roundMs peakRssKb msPerStep
-     * computeMs allreduceMs updateMs stageOverheadMs joinMs bytesSentPerStep ringBytesPerStep} (the last six for
-     * the allreduce trainer, else 0).
+     * computeMs allreduceMs updateMs stageOverheadMs joinMs bytesSentPerStep ringBytesPerStep} (the last seven for
+     * the allreduce trainer, else 0; its epochs run in one stage, so stageOverheadMs is the driver's gap between
+     * epochs and joinMs the ring's one join per fit).
      */
     private static void child(Options o) throws Exception {
         Djl.setup();
@@ -194,18 +195,14 @@ public final class SparkBench {
             try (JavaSparkContext sc = LocalCluster.start(o.master, workers);
                     AllreduceTrainer spark = AllreduceTrainer.builder(Models.LENET).optContext(sc).setPartitions(workers)
                     .optOptimizer(opt).build(); SplitData data = spark.distribute(train)) {
-                spark.trainEpoch(data, null); // warm-up
-                long t0 = System.nanoTime();
-                for (int e = 0; e < epochs; e++) {
-                    spark.trainEpoch(data, null);
-                }
-                examplesPerSecond = epochs * data.examples() / ((System.nanoTime() - t0) / 1e9);
+                spark.fit(data, null, 1 + epochs); // one stage: a warm-up epoch (JIT, engine, join), then the timed ones
                 List<AllreduceEpoch> timed = spark.getEpochLog().subList(1, spark.getEpochLog().size());
+                examplesPerSecond = epochs * data.examples() / timed.stream().mapToDouble(AllreduceEpoch::stageSeconds).sum();
                 extra[2] = 1000 * RoundResults.median(timed.stream().mapToDouble(AllreduceEpoch::computeSecondsPerStep).toArray());
                 extra[3] = 1000 * RoundResults.median(timed.stream().mapToDouble(AllreduceEpoch::allreduceSecondsPerStep).toArray());
                 extra[4] = 1000 * RoundResults.median(timed.stream().mapToDouble(AllreduceEpoch::updateSecondsPerStep).toArray());
                 extra[5] = 1000 * RoundResults.median(timed.stream().mapToDouble(AllreduceEpoch::stageOverheadSeconds).toArray());
-                extra[6] = 1000 * RoundResults.median(timed.stream().mapToDouble(AllreduceEpoch::joinSeconds).toArray());
+                extra[6] = 1000 * spark.getEpochLog().get(0).joinSeconds(); // once per fit
                 extra[7] = timed.get(0).bytesSentPerStep(0);
                 extra[8] = timed.get(0).ringBytesPerStep();
             }
