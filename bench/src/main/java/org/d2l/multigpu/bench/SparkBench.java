@@ -39,8 +39,8 @@ import picocli.CommandLine.Option;
  * k x batch examples over whole epochs (wall clock, after a warm-up epoch); for parameter averaging the
  * overhead per round (round wall time minus the slowest partition's local steps: job, broadcast, task
  * start, parameters in and out, treeAggregate, the driver's mean); for the allreduce where a step's time
- * goes (forward and backward, allreduce, update) and the seconds per epoch of Spark's stage start and
- * the ring's join. Spark runs on {@code local-cluster[k,1,1024]} (k executor JVMs, as on a cluster;
+ * goes (forward and backward, allreduce, update), the driver's gap between epochs and the ring's one
+ * join per fit (all epochs of a fit run in one barrier stage). Spark runs on {@code local-cluster[k,1,1024]} (k executor JVMs, as on a cluster;
  * {@code --master local} for {@code local[k]}). Each measurement runs in its own JVM; configurations are
  * interleaved round by round. Run it with {@code bench/run.sh spark} (options through {@code BENCH_ARGS}:
  * --workers --batch --limit --epochs --rounds --master).
@@ -48,7 +48,10 @@ import picocli.CommandLine.Option;
 public final class SparkBench {
 
     static final List<String> CONFIGS = List.of("inproc-f1", "spark-f1", "inproc-f10", "spark-f10", "inproc-grad",
-            "allreduce");
+            "allreduce", "inproc-grad-full", "allreduce-full");
+
+    /** Fashion-MNIST's training examples: the "-full" configurations time one whole epoch of them. */
+    static final int FULL_EPOCH = 60_000;
 
     private SparkBench() {}
 
@@ -111,7 +114,8 @@ public final class SparkBench {
         String spark = LocalCluster.master(o.master, workers);
         sb.append(String.format(Locale.ROOT, "### Spark %s against the in-process trainer, %d workers, "
                 + "LeNet, minibatch %d per worker, DATASET_LIMIT %d, %d timed epoch(s) after 1 warm-up, "
-                + "%d interleaved rounds%n%n", spark, workers, batch, o.limit, o.epochs, o.rounds));
+                + "%d interleaved rounds; the rows of one full epoch time 1 epoch of all %d examples after 1 warm-up%n%n",
+                spark, workers, batch, o.limit, o.epochs, o.rounds, FULL_EPOCH));
         sb.append(Machine.line(""));
         MarkdownTable t = new MarkdownTable().text("run").text("synchronised").number("examples/s (median)", 1)
                 .number("ms per step of " + workers + " x " + batch + " examples (median)", 1)
@@ -119,25 +123,29 @@ public final class SparkBench {
                 .number("overhead per averaging, ms (median)", 1).number("round, ms (median)", 1)
                 .number("peak RSS MB (max)", 0);
         for (String c : CONFIGS) {
-            String base = c.equals("allreduce") ? "inproc-grad" : "inproc-" + c.substring(c.indexOf('-') + 1);
-            boolean averaging = c.startsWith("spark");
-            boolean gradients = c.equals("allreduce") || c.equals("inproc-grad");
-            String name = c.equals("allreduce") ? "AllreduceTrainer, " + spark + ", barrier stage of " + workers
+            boolean full = c.endsWith("-full");
+            String plain = full ? c.substring(0, c.length() - "-full".length()) : c;
+            String base = plain.equals("allreduce") ? "inproc-grad" : "inproc-" + plain.substring(plain.indexOf('-') + 1);
+            boolean averaging = plain.startsWith("spark");
+            boolean gradients = plain.equals("allreduce") || plain.equals("inproc-grad");
+            String name = (plain.equals("allreduce") ? "AllreduceTrainer, " + spark + ", barrier stage of " + workers
                     : averaging ? "SparkTrainer, " + spark + ", " + workers + " partitions"
-                    : "DataParallelTrainer, " + workers + " virtual replicas";
-            t.row(name, gradients ? "gradients every step" : "parameters every " + c.substring(c.indexOf("-f") + 2)
-                            + " step(s)", runs.median(c, 0), runs.median(c, 4), runs.ratio(c, base, 0),
+                    : "DataParallelTrainer, " + workers + " virtual replicas")
+                    + (full ? ", one full epoch (" + FULL_EPOCH + " examples)" : "");
+            t.row(name, gradients ? "gradients every step" : "parameters every " + plain.substring(plain.indexOf("-f") + 2)
+                            + " step(s)", runs.median(c, 0), runs.median(c, 4), runs.ratio(c, full ? base + "-full" : base, 0),
                     averaging ? runs.median(c, 1) : null, averaging ? runs.median(c, 2) : null, runs.max(c, 3) / 1024);
         }
         sb.append(t);
-        sb.append(String.format(Locale.ROOT, "%nWhere the allreduce trainer's time goes (medians): per step %.1f ms "
-                + "forward and backward, %.1f ms ring allreduce (waiting for the slower peer included), %.1f ms "
-                + "update; per epoch %.0f ms joining the ring (all-gather through the driver, connections) and "
-                + "%.0f ms of Spark's stage (start, parameters in and out) outside the tasks' work; %.0f bytes sent "
-                + "per step and rank on the sockets against 2(k-1)/k x gradient bytes = %.0f.%n",
-                runs.median("allreduce", 5), runs.median("allreduce", 6), runs.median("allreduce", 7),
-                runs.median("allreduce", 9), runs.median("allreduce", 8), runs.median("allreduce", 10),
-                runs.median("allreduce", 11)));
+        for (String c : List.of("allreduce", "allreduce-full")) {
+            sb.append(String.format(Locale.ROOT, "%nWhere the allreduce trainer's time goes%s (medians): per step %.1f ms "
+                    + "forward and backward, %.1f ms ring allreduce (waiting for the slower peer included), %.1f ms "
+                    + "update; %.0f ms once per fit joining the ring (all-gather through the driver, connections) and "
+                    + "%.0f ms per epoch outside the tasks' work (the ranks' reports to the driver); %.0f bytes sent "
+                    + "per step and rank on the sockets against 2(k-1)/k x gradient bytes = %.0f.%n",
+                    c.endsWith("-full") ? " in the full epoch" : "", runs.median(c, 5), runs.median(c, 6),
+                    runs.median(c, 7), runs.median(c, 9), runs.median(c, 8), runs.median(c, 10), runs.median(c, 11)));
+        }
         System.out.println(sb);
     }
 
@@ -156,16 +164,19 @@ public final class SparkBench {
 
     /**
      * One configuration in this JVM: prints {@code RESULT config examples/s overheadMs roundMs peakRssKb msPerStep
-     * computeMs allreduceMs updateMs stageOverheadMs joinMs bytesSentPerStep ringBytesPerStep} (the last six for
-     * the allreduce trainer, else 0).
+     * computeMs allreduceMs updateMs stageOverheadMs joinMs bytesSentPerStep ringBytesPerStep} (the last seven for
+     * the allreduce trainer, else 0; its epochs run in one stage, so stageOverheadMs is the driver's gap between
+     * epochs and joinMs the ring's one join per fit).
      */
     private static void child(Options o) throws Exception {
         Djl.setup();
         String config = o.child;
         int workers = o.workers;
         int batch = o.batch;
-        int limit = o.limit;
-        int epochs = o.epochs;
+        boolean full = config.endsWith("-full");
+        config = full ? config.substring(0, config.length() - "-full".length()) : config;
+        int limit = full ? FULL_EPOCH : o.limit;
+        int epochs = full ? 1 : o.epochs;
         boolean gradients = config.equals("allreduce") || config.equals("inproc-grad");
         int frequency = gradients ? 1 : Integer.parseInt(config.substring(config.indexOf("-f") + 2));
         FashionMnistData fashion = FashionMnistData.builder().batchSize(gradients ? workers * batch : batch)
@@ -194,18 +205,14 @@ public final class SparkBench {
             try (JavaSparkContext sc = LocalCluster.start(o.master, workers);
                     AllreduceTrainer spark = AllreduceTrainer.builder(Models.LENET).optContext(sc).setPartitions(workers)
                     .optOptimizer(opt).build(); SplitData data = spark.distribute(train)) {
-                spark.trainEpoch(data, null); // warm-up
-                long t0 = System.nanoTime();
-                for (int e = 0; e < epochs; e++) {
-                    spark.trainEpoch(data, null);
-                }
-                examplesPerSecond = epochs * data.examples() / ((System.nanoTime() - t0) / 1e9);
+                spark.fit(data, null, 1 + epochs); // one stage: a warm-up epoch (JIT, engine, join), then the timed ones
                 List<AllreduceEpoch> timed = spark.getEpochLog().subList(1, spark.getEpochLog().size());
+                examplesPerSecond = epochs * data.examples() / timed.stream().mapToDouble(AllreduceEpoch::stageSeconds).sum();
                 extra[2] = 1000 * RoundResults.median(timed.stream().mapToDouble(AllreduceEpoch::computeSecondsPerStep).toArray());
                 extra[3] = 1000 * RoundResults.median(timed.stream().mapToDouble(AllreduceEpoch::allreduceSecondsPerStep).toArray());
                 extra[4] = 1000 * RoundResults.median(timed.stream().mapToDouble(AllreduceEpoch::updateSecondsPerStep).toArray());
                 extra[5] = 1000 * RoundResults.median(timed.stream().mapToDouble(AllreduceEpoch::stageOverheadSeconds).toArray());
-                extra[6] = 1000 * RoundResults.median(timed.stream().mapToDouble(AllreduceEpoch::joinSeconds).toArray());
+                extra[6] = 1000 * spark.getEpochLog().get(0).joinSeconds(); // once per fit
                 extra[7] = timed.get(0).bytesSentPerStep(0);
                 extra[8] = timed.get(0).ringBytesPerStep();
             }
@@ -225,7 +232,7 @@ public final class SparkBench {
             }
         }
         double msPerStep = 1000.0 * workers * batch / examplesPerSecond;
-        System.out.printf(Locale.ROOT, "RESULT %s %.3f %.3f %.3f %d %.3f %.3f %.3f %.3f %.3f %.3f %.1f %.1f%n", config,
+        System.out.printf(Locale.ROOT, "RESULT %s %.3f %.3f %.3f %d %.3f %.3f %.3f %.3f %.3f %.3f %.1f %.1f%n", o.child,
                 examplesPerSecond, extra[0], extra[1], Machine.peakRssKb(), msPerStep, extra[2], extra[3], extra[4],
                 extra[5], extra[6], extra[7], extra[8]);
     }

@@ -29,10 +29,11 @@ import scala.jdk.javaapi.CollectionConverters;
 import scala.runtime.AbstractFunction1;
 
 /**
- * One barrier task of {@link AllreduceTrainer}: it loads the driver's parameters (and optimizer state)
- * into its replica, joins the TCP ring of the stage, and for every step of the epoch runs forward and
- * backward on its shard of the global batch (its loss weighted by its share of the batch), sums the
- * gradients over the ring and takes the same optimizer update as every other task.
+ * One barrier task of {@link AllreduceTrainer}'s fit: it loads the driver's parameters (and optimizer
+ * state) into its replica, joins the TCP ring of the stage once, and for every step of every epoch of the
+ * fit runs forward and backward on its shard of the global batch (its loss weighted by its share of the
+ * batch), sums the gradients over the ring and takes the same optimizer update as every other task; after
+ * each epoch it reports to the driver ({@link DriverLink}), and it stops after a step when the driver asks.
  */
 final class AllreduceTask extends AbstractFunction1<Iterator<Shard>, Iterator<RankResult>> implements Serializable {
 
@@ -42,11 +43,11 @@ final class AllreduceTask extends AbstractFunction1<Iterator<Shard>, Iterator<Ra
     private final Broadcast<ParameterValues> optimizerState;
     private final ModelFactory model;
     private final OptimizerFactory optimizer;
-    private final EpochPlan plan;
+    private final FitPlan plan;
 
-    /** The task of {@code plan}'s epoch, starting from {@code params} and {@code optimizerState} (null: none yet). */
+    /** The task of {@code plan}'s epochs, starting from {@code params} and {@code optimizerState} (null: none yet). */
     AllreduceTask(Broadcast<ParameterValues> params, Broadcast<ParameterValues> optimizerState, ModelFactory model,
-            OptimizerFactory optimizer, EpochPlan plan) {
+            OptimizerFactory optimizer, FitPlan plan) {
         this.params = params;
         this.optimizerState = optimizerState;
         this.model = model;
@@ -64,17 +65,18 @@ final class AllreduceTask extends AbstractFunction1<Iterator<Shard>, Iterator<Ra
         Shard shard = shards.next();
         long t0 = System.nanoTime();
         TcpRing ring = null;
-        try {
+        current = plan.firstEpoch();
+        try (DriverLink.Client link = new DriverLink.Client(plan.driver(), rank)) {
             if (k > 1) {
                 String host = SparkEnv.get().blockManager().blockManagerId().host();
                 ring = TcpRing.join(rank, k, host, ctx::allGather, Duration.ofMillis(plan.timeoutMillis()));
             }
-            RankResult r = train(shard, rank, k, ring, System.nanoTime() - t0);
-            return CollectionConverters.asScala(List.of(r).iterator());
+            train(shard, rank, k, ring, link, System.nanoTime() - t0);
+            return CollectionConverters.asScala(List.<RankResult>of().iterator());
         } catch (IOException | IllegalStateException ex) {
-            throw new IllegalStateException("Epoch " + plan.epoch() + ", rank " + rank + " failed: " + ex.getMessage(), ex);
+            throw new IllegalStateException("Epoch " + current + ", rank " + rank + " failed: " + ex.getMessage(), ex);
         } catch (RuntimeException ex) {
-            throw new IllegalStateException("Epoch " + plan.epoch() + ", rank " + rank + " failed: " + ex, ex);
+            throw new IllegalStateException("Epoch " + current + ", rank " + rank + " failed: " + ex, ex);
         } finally {
             if (ring != null) {
                 ring.close();
@@ -83,75 +85,110 @@ final class AllreduceTask extends AbstractFunction1<Iterator<Shard>, Iterator<Ra
         }
     }
 
-    private RankResult train(Shard shard, int rank, int k, TcpRing ring, long joinNanos) throws IOException {
+    /**
+     * Trains the plan's epochs on this rank's shard, sending each finished epoch's figures (rank 0: also the
+     * parameters and optimizer state) to the driver, until the last epoch or until rank 0 hears the driver
+     * ask to stop, which every rank learns through a one-float allreduce after each step.
+     */
+    private void train(Shard shard, int rank, int k, TcpRing ring, DriverLink.Client link, long joinNanos)
+            throws IOException {
         Block net = ExecutorRuntime.borrow(model);
         boolean gradMode = JniUtils.isGradMode();
         JniUtils.setGradMode(false); // loading and updating parameters must not be recorded
+        OptimizerState state = null;
         try {
             PartitionTrainer.zeroGradients(net);
             params.value().loadInto(net);
             Optimizer opt = optimizer.newOptimizer();
             OptimizerState.startCountingAt(opt, plan.stepsBefore()); // global steps taken in earlier epochs
-            OptimizerState state = OptimizerState.of(opt);
+            state = OptimizerState.of(opt);
             if (optimizerState != null) {
                 PartitionTrainer.loadState(optimizerState.value(), state, net);
             }
             List<Pair<String, Parameter>> all = net.getParameters().stream().toList();
             long elements = all.stream().mapToLong(p -> p.getValue().getArray().size()).sum();
             float[] buffer = new float[Math.toIntExact(elements)];
+            float[] control = new float[1];
             Loss loss = Loss.softmaxCrossEntropyLoss();
-            double lossSum = 0;
-            double correct = 0;
-            long examples = 0;
-            long compute = 0;
-            long allreduce = 0;
-            long update = 0;
             NDManager root = all.get(0).getValue().getArray().getManager();
-            for (int s = 0; s < shard.batches().size(); s++) {
-                plan.hook().beforeStep(rank, plan.epoch(), s, plan.attempt());
-                Minibatch b = shard.batches().get(s);
-                long n = plan.globalExamples()[s];
-                int active = (int) Math.min(k, n);
-                try (NDManager step = root.newSubManager()) {
-                    long t0 = System.nanoTime();
-                    if (b.size() > 0) {
-                        float[] lossAndCorrect = forwardBackward(net, loss, b, n, step, rank, s, plan.stepsBefore() + s);
-                        lossSum += lossAndCorrect[0];
-                        correct += lossAndCorrect[1];
-                        examples += b.size();
+            int steps = shard.batches().size();
+            int stepsBefore = plan.stepsBefore();
+            for (current = plan.firstEpoch(); plan.lastEpoch() == 0 || current <= plan.lastEpoch(); current++) {
+                double lossSum = 0;
+                double correct = 0;
+                long examples = 0;
+                long compute = 0;
+                long allreduce = 0;
+                long update = 0;
+                long controlBytes = 0;
+                long sentBefore = ring == null ? 0 : ring.bytesSent();
+                long receivedBefore = ring == null ? 0 : ring.bytesReceived();
+                for (int s = 0; s < steps; s++) {
+                    plan.hook().beforeStep(rank, current, s, current == plan.firstEpoch() ? plan.attempt() : 0);
+                    Minibatch b = shard.batches().get(s);
+                    long n = plan.globalExamples()[s];
+                    int active = (int) Math.min(k, n);
+                    try (NDManager step = root.newSubManager()) {
+                        long t0 = System.nanoTime();
+                        if (b.size() > 0) {
+                            float[] lossAndCorrect = forwardBackward(net, loss, b, n, step, rank, s, stepsBefore + s);
+                            lossSum += lossAndCorrect[0];
+                            correct += lossAndCorrect[1];
+                            examples += b.size();
+                        }
+                        long t1 = System.nanoTime();
+                        flatten(all, buffer, b.size() > 0);
+                        if (ring != null) {
+                            ring.allreduce(buffer, plan.bucketElements());
+                        }
+                        long t2 = System.nanoTime();
+                        applyUpdate(all, buffer, opt, active, step);
+                        long t3 = System.nanoTime();
+                        compute += t1 - t0;
+                        allreduce += t2 - t1;
+                        update += t3 - t2;
                     }
-                    long t1 = System.nanoTime();
-                    flatten(all, buffer, b.size() > 0);
+                    // Whether the driver asked to stop: rank 0 hears it, the ring tells every rank (its bytes apart).
+                    control[0] = rank == 0 && link.stopRequested() ? 1 : 0;
                     if (ring != null) {
-                        ring.allreduce(buffer, plan.bucketElements());
+                        long c0 = ring.bytesSent() + ring.bytesReceived();
+                        ring.allreduce(control, 1);
+                        controlBytes += ring.bytesSent() + ring.bytesReceived() - c0;
                     }
-                    long t2 = System.nanoTime();
-                    applyUpdate(all, buffer, opt, active, step);
-                    long t3 = System.nanoTime();
-                    compute += t1 - t0;
-                    allreduce += t2 - t1;
-                    update += t3 - t2;
+                    if (control[0] > 0) {
+                        return; // the driver keeps the last epoch reported in full
+                    }
                 }
+                stepsBefore += steps;
+                ParameterValues trained = ParameterValues.of(net);
+                boolean first = current == plan.firstEpoch();
+                long sent = ring == null ? 0 : ring.bytesSent() - sentBefore - controlBytes / 2;
+                long received = ring == null ? 0 : ring.bytesReceived() - receivedBefore - controlBytes / 2;
+                int buckets = (int) ((elements + plan.bucketElements() - 1) / plan.bucketElements());
+                link.send(new RankResult(rank, rank == 0 ? trained : null,
+                        rank == 0 ? PartitionTrainer.copyState(state, net) : null, hash(trained), lossSum, correct,
+                        examples, steps, elements, buckets, sent, received,
+                        first && ring != null ? ring.handshakeBytes() : 0,
+                        first && ring != null ? ring.refusedConnections() : 0, first ? joinNanos : 0, compute,
+                        allreduce, update));
             }
-            ParameterValues trained = ParameterValues.of(net);
-            ParameterValues trainedState = PartitionTrainer.takeState(state, net); // frees the optimizer's arrays
-            int buckets = (int) ((elements + plan.bucketElements() - 1) / plan.bucketElements());
-            return new RankResult(rank, rank == 0 ? trained : null, rank == 0 ? trainedState : null, hash(trained),
-                    lossSum, correct, examples, shard.batches().size(), elements, buckets,
-                    ring == null ? 0 : ring.bytesSent(), ring == null ? 0 : ring.bytesReceived(),
-                    ring == null ? 0 : ring.handshakeBytes(), ring == null ? 0 : ring.refusedConnections(),
-                    joinNanos, compute, allreduce, update);
         } finally {
             JniUtils.setGradMode(gradMode);
+            if (state != null) {
+                PartitionTrainer.takeState(state, net); // frees the optimizer's arrays
+            }
             ExecutorRuntime.release(model, net);
         }
     }
+
+    /** The epoch this task is training, for its messages. */
+    private transient int current;
 
     /**
      * Forward and backward on this rank's shard {@code b} of a global batch of {@code n} examples, the
      * loss weighted by b's share (as the in-process trainer's mean rule); returns (loss x examples, correct).
      */
-    private static float[] forwardBackward(Block net, Loss loss, Minibatch b, long n, NDManager step, int rank,
+    static float[] forwardBackward(Block net, Loss loss, Minibatch b, long n, NDManager step, int rank,
             int s, long updatesBefore) {
         NDArray x = b.x(step);
         NDArray y = b.y(step);
@@ -180,7 +217,7 @@ final class AllreduceTask extends AbstractFunction1<Iterator<Shard>, Iterator<Ra
      * Copies every trained parameter's gradient, then every running statistic (zero when this rank
      * had no examples this step), into {@code buffer}, in the network's parameter order.
      */
-    private static void flatten(List<Pair<String, Parameter>> all, float[] buffer, boolean active) {
+    static void flatten(List<Pair<String, Parameter>> all, float[] buffer, boolean active) {
         int at = 0;
         for (Pair<String, Parameter> p : all) {
             NDArray w = p.getValue().getArray();
@@ -203,7 +240,7 @@ final class AllreduceTask extends AbstractFunction1<Iterator<Shard>, Iterator<Ra
      * (gradients then back to zero), running statistics set to their sum over the {@code active} ranks
      * divided by {@code active}.
      */
-    private static void applyUpdate(List<Pair<String, Parameter>> all, float[] buffer, Optimizer opt, int active,
+    static void applyUpdate(List<Pair<String, Parameter>> all, float[] buffer, Optimizer opt, int active,
             NDManager step) {
         int at = 0;
         for (Pair<String, Parameter> p : all) {
@@ -232,11 +269,12 @@ final class AllreduceTask extends AbstractFunction1<Iterator<Shard>, Iterator<Ra
     }
 
     /**
-     * What every task of one epoch's stage needs to know besides its shard: the epoch (from 1), the
-     * attempt, the global steps before it, the examples of each global batch, the bucket size, the
-     * timeout of every connect and read, and the hook called before each step.
+     * What every task of a fit's stage needs to know besides its shard: its first epoch (from 1) and last
+     * (0: until the driver says stop), the attempt of the first epoch, the global steps before it, the
+     * examples of each global batch, the bucket size, the timeout of every connect and read, the hook
+     * called before each step, and where the driver listens for the epochs' reports.
      */
-    record EpochPlan(int epoch, int attempt, int stepsBefore, long[] globalExamples, int bucketElements,
-            long timeoutMillis, StepHook hook) implements Serializable {
+    record FitPlan(int firstEpoch, int lastEpoch, int attempt, int stepsBefore, long[] globalExamples,
+            int bucketElements, long timeoutMillis, StepHook hook, DriverLink.Address driver) implements Serializable {
     }
 }

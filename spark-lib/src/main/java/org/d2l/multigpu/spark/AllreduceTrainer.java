@@ -4,11 +4,19 @@ import ai.djl.Device;
 import ai.djl.ndarray.NDManager;
 import ai.djl.nn.Block;
 import ai.djl.training.dataset.RandomAccessDataset;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.spark.api.java.JavaRDD;
@@ -22,6 +30,7 @@ import org.d2l.multigpu.parallel.EpochListener;
 import org.d2l.multigpu.parallel.EpochListeners;
 import org.d2l.multigpu.parallel.EpochMetrics;
 import org.d2l.multigpu.parallel.EpochTrainer;
+import org.d2l.multigpu.parallel.TrainingInterruptedException;
 import org.d2l.multigpu.parallel.TrainingLoop;
 import org.d2l.multigpu.runtime.Djl;
 import scala.reflect.ClassTag;
@@ -29,12 +38,14 @@ import scala.reflect.ClassTag$;
 
 /**
  * Synchronous data parallelism on Apache Spark, the way Horovod on Spark and Spark's
- * {@code TorchDistributor} run it: each epoch is one barrier stage whose k tasks start together, each
- * holding a replica and its shard of every global batch; they find each other through
+ * {@code TorchDistributor} run it: a fit is one barrier stage whose k tasks start together, each holding a
+ * replica and its shard of every global batch; they find each other once through
  * {@code BarrierTaskContext.allGather}, connect in a TCP ring, and every step sum their gradients with a
- * bucketed ring allreduce and take the same optimizer update. The driver keeps the parameters (and
- * optimizer state) of the last complete epoch: a failed stage is run again from there, up to Spark's
- * stage attempt limit. With the same data, start and threads it computes what {@code DataParallelTrainer}
+ * bucketed ring allreduce and take the same optimizer update. After each epoch the ranks report to the
+ * driver ({@link DriverLink}), which evaluates it, tells the listeners, writes checkpoints and decides
+ * whether to stop (early stopping, an interrupt) while the next epoch trains; the ranks stop after the
+ * step in which they hear it. The driver keeps the parameters (and optimizer state) of the last complete
+ * epoch: a failed stage is run again from there, up to Spark's stage attempt limit. With the same data, start and threads it computes what {@code DataParallelTrainer}
  * with gradient averaging over k replicas computes (bit for bit for k = 2). With checkpoints, the driver's
  * state is written after every epoch and a new trainer resumes from it, ending where an unbroken run ends.
  */
@@ -59,6 +70,18 @@ public final class AllreduceTrainer implements AutoCloseable {
     /** Why the last epoch that failed on all its attempts failed, or null. */
     private EpochFailedException lastFailure;
     private final DriverProgress done = new DriverProgress(); // optimizer state, epochs, history; count: steps taken
+    /** The last epoch the current fit plans (0: until it stops), for the stage it starts. */
+    private int lastPlanned;
+    /** The running stage, or null. */
+    private Stage stage;
+    /** Spark's job group of this trainer's stages, to cancel one that does not end by itself. */
+    private final String group = "d2l-allreduce-" + System.identityHashCode(this);
+    /** The threads that wait for the stages' Spark jobs, so that the driver can read the ranks' reports meanwhile. */
+    private static final ExecutorService STAGES = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "d2l-allreduce-stage");
+        t.setDaemon(true);
+        return t;
+    });
 
     private AllreduceTrainer(Builder b) {
         Djl.setup();
@@ -135,9 +158,28 @@ public final class AllreduceTrainer implements AutoCloseable {
         return distribute(Minibatch.listOf(dataset, manager));
     }
 
-    /** One epoch over {@code data} as one barrier stage, then accuracy on {@code testSet} (may be null). */
+    /** One epoch over {@code data} (a stage of its own), then accuracy on {@code testSet} (may be null). */
     public EpochMetrics trainEpoch(SplitData data, RandomAccessDataset testSet) {
-        return trainEpoch(data, testSet, EpochListeners.of(progress));
+        beginRun(1);
+        try {
+            return trainEpoch(data, testSet, EpochListeners.of(progress));
+        } finally {
+            endRun();
+        }
+    }
+
+    /** The epochs the next stage runs up to (0: until told to stop), as {@link #beginRun} planned them. */
+    private void beginRun(int epochs) {
+        endRun();
+        lastPlanned = epochs == 0 ? 0 : done.epochs + epochs;
+    }
+
+    /** Stops the running stage, if any, after its current step, and waits for it to end. */
+    private void endRun() {
+        if (stage != null) {
+            stage.stopAndWait();
+            stage = null;
+        }
     }
 
     private EpochMetrics trainEpoch(SplitData data, RandomAccessDataset testSet, EpochListener events) {
@@ -146,38 +188,43 @@ public final class AllreduceTrainer implements AutoCloseable {
                     + " partitions but this trainer uses " + partitions + ": distribute it with this trainer.");
         }
         int epoch = done.epochs + 1;
+        if (lastPlanned != 0 && epoch > lastPlanned) {
+            lastPlanned = epoch; // a trainEpoch beyond the plan (outside a fit): one more epoch
+            endRun();
+        }
         events.onEpochStart(epoch, data.examples());
         long t0 = System.nanoTime();
-        ParameterValues start = ParameterValues.of(net);
         List<String> failures = new ArrayList<>();
         List<RankResult> results = null;
         double stageSeconds = 0;
-        for (int attempt = 0; results == null; attempt++) {
-            AllreduceTask.EpochPlan plan = new AllreduceTask.EpochPlan(epoch, attempt, done.count,
-                    data.globalExamples(), bucketElements, timeout.toMillis(), hook);
-            long s0 = System.nanoTime();
+        while (results == null) {
+            if (stage == null) {
+                stage = new Stage(data, epoch, failures.size());
+            }
             try {
-                results = runStage(data, start, plan);
-                stageSeconds = (System.nanoTime() - s0) / 1e9;
-            } catch (Exception ex) { // Spark's SparkException is checked, though Scala throws it undeclared
-                String reason = reason(ex);
-                failures.add("attempt " + (attempt + 1) + ": " + reason);
-                if (attempt + 1 >= maxAttempts) {
+                results = stage.awaitEpoch(epoch);
+                stageSeconds = stage.secondsOfLastEpoch;
+            } catch (StageFailedException ex) {
+                stage.stopAndWait();
+                stage = null;
+                failures.add("attempt " + (failures.size() + 1) + ": " + ex.getMessage());
+                if (failures.size() >= maxAttempts) {
                     lastFailure = new EpochFailedException("Epoch " + epoch + " failed on all " + maxAttempts
-                            + " attempts of its barrier stage; the last: " + reason + ". The driver's model "
+                            + " attempts of its barrier stage; the last: " + ex.getMessage() + ". The driver's model "
                             + (epoch == 1 ? "keeps its initial parameters" : "is at the end of epoch " + (epoch - 1)
-                            + ", its last complete epoch") + ".", epoch, attempt + 1, ex);
+                            + ", its last complete epoch") + ".", epoch, failures.size(), ex.getCause());
                     throw lastFailure;
                 }
                 System.err.printf("Epoch %d: the barrier stage failed on attempt %d of %d (%s); running it again "
-                        + "from the driver's %s, with the data shipped again.%n", epoch, attempt + 1, maxAttempts, reason,
-                        epoch == 1 ? "initial parameters" : "parameters at the end of epoch " + (epoch - 1));
+                        + "from the driver's %s, with the data shipped again.%n", epoch, failures.size(), maxAttempts,
+                        ex.getMessage(), epoch == 1 ? "initial parameters" : "parameters at the end of epoch " + (epoch - 1));
                 data.reship(); // a lost executor took its cached shard with it
             }
         }
         results.sort(Comparator.comparingInt(RankResult::rank));
         for (RankResult r : results) {
             if (r.parameterHash() != results.get(0).parameterHash()) {
+                endRun();
                 throw new IllegalStateException("Epoch " + epoch + ": rank " + r.rank() + "'s parameters differ from "
                         + "rank 0's after the epoch; the replicas diverged (the ranks must run the same optimizer).");
             }
@@ -193,25 +240,151 @@ public final class AllreduceTrainer implements AutoCloseable {
         long examples = results.stream().mapToLong(RankResult::examples).sum();
         long bytes = results.stream().mapToLong(RankResult::bytesSent).sum();
         events.onStep(epoch, examples, lossSum / examples);
-        double seconds = (System.nanoTime() - t0) / 1e9;
         double testAcc = testSet == null ? Double.NaN
                 : Accuracy.evaluateAccuracy(net, Batches.of(testSet, manager, "test"), Device.cpu());
+        double seconds = Math.max(stageSeconds, (System.nanoTime() - t0) / 1e9);
         EpochMetrics m = new EpochMetrics(epoch, lossSum / examples, correct / examples, testAcc, seconds,
                 examples / seconds, data.steps(), bytes, 0, Double.NaN, data.steps(), List.of(), Double.NaN);
         done.history.add(m);
         return m;
     }
 
-    /** Runs one epoch's barrier stage from {@code start} and returns every rank's result. */
-    private List<RankResult> runStage(SplitData data, ParameterValues start, AllreduceTask.EpochPlan plan) {
+    /** A stage that failed: its reason in the failing rank's own words when it said them. */
+    private static final class StageFailedException extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        StageFailedException(String reason, Throwable cause) {
+            super(reason, cause);
+        }
+    }
+
+    /**
+     * One barrier stage running the epochs of a fit from {@code firstEpoch} (one Spark job on a thread of its
+     * own), and the driver's end of its ranks' lines, where their epochs arrive as they finish.
+     */
+    private final class Stage {
+        private final SplitData data;
+        private final int firstEpoch;
+        private final DriverLink.Server link;
+        private final Future<?> job;
+        private final Map<Integer, List<RankResult>> arrived = new HashMap<>();
+        private final int[] reported;
+        private long lastNanos = System.nanoTime();
+        double secondsOfLastEpoch;
+
+        Stage(SplitData data, int firstEpoch, int attempt) {
+            this.data = data;
+            this.firstEpoch = firstEpoch;
+            this.reported = new int[partitions];
+            try {
+                link = new DriverLink.Server(sc.getConf().get("spark.driver.host", "localhost"), timeout);
+            } catch (IOException ex) {
+                throw new IllegalStateException("The driver cannot listen for its ranks' reports: " + ex.getMessage(), ex);
+            }
+            AllreduceTask.FitPlan plan = new AllreduceTask.FitPlan(firstEpoch, lastPlanned, attempt, done.count,
+                    data.globalExamples(), bucketElements, timeout.toMillis(), hook, link.address());
+            ParameterValues start = ParameterValues.of(net);
+            ParameterValues state = done.optimizerState;
+            job = STAGES.submit(() -> runStage(data, start, state, plan));
+        }
+
+        /** Every rank's result of {@code epoch}, once all have arrived; a failed or ended stage throws. */
+        List<RankResult> awaitEpoch(int epoch) throws StageFailedException {
+            while (true) {
+                List<RankResult> got = arrived.getOrDefault(epoch, List.of());
+                if (got.size() == partitions) {
+                    arrived.remove(epoch);
+                    long now = System.nanoTime();
+                    secondsOfLastEpoch = (now - lastNanos) / 1e9;
+                    lastNanos = now;
+                    return new ArrayList<>(got);
+                }
+                Object report;
+                try {
+                    report = link.reports().poll(100, TimeUnit.MILLISECONDS);
+                } catch (InterruptedException ex) {
+                    interrupted(epoch);
+                    return null; // not reached: interrupted() throws
+                }
+                if (Thread.currentThread().isInterrupted()) {
+                    interrupted(epoch);
+                }
+                if (report instanceof RankResult r) {
+                    int e = firstEpoch + reported[r.rank()]++;
+                    arrived.computeIfAbsent(e, x -> new ArrayList<>()).add(r);
+                } else if (report == null && job.isDone()) {
+                    try {
+                        link.awaitLinesClosed(5_000); // reports still on their way to the queue
+                    } catch (InterruptedException ex) {
+                        interrupted(epoch);
+                    }
+                    if (link.reports().isEmpty()) {
+                        throw new StageFailedException(failure(epoch), cause());
+                    }
+                } else if (report instanceof Exception ex) {
+                    stopAndWait();
+                    throw new StageFailedException("the driver lost a rank's reports: " + ex.getMessage(), ex);
+                }
+            }
+        }
+
+        /** An interrupt of the waiting thread: the ranks stop after their step, and the fit ends there. */
+        private void interrupted(int epoch) {
+            stopAndWait();
+            stage = null;
+            throw new TrainingInterruptedException(epoch, done.count, done.history, "The driver's model holds the "
+                    + "parameters of the last complete epoch; run the cell again to go on.");
+        }
+
+        private String failure(int epoch) {
+            Throwable c = cause();
+            return c == null ? "the stage ended before epoch " + epoch + " did" : reason(c);
+        }
+
+        private Throwable cause() {
+            try {
+                job.get();
+                return null;
+            } catch (ExecutionException ex) {
+                return ex.getCause();
+            } catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                return ex;
+            }
+        }
+
+        /** Asks the ranks to stop after their current step and waits until the stage has ended. */
+        void stopAndWait() {
+            link.stop();
+            boolean interrupted = Thread.interrupted();
+            try {
+                job.get(timeout.toMillis() * 2 + 60_000, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException ex) {
+                interrupted = true;
+            } catch (ExecutionException | TimeoutException ex) {
+                // failed, or stuck: the stage's end is what we wanted; cancel what is left of it
+                sc.cancelJobGroup(group);
+            } finally {
+                link.close();
+                if (interrupted) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+    }
+
+    /** Runs one fit's barrier stage from {@code start} and {@code state} until its ranks end. */
+    private void runStage(SplitData data, ParameterValues start, ParameterValues state, AllreduceTask.FitPlan plan) {
         Broadcast<ParameterValues> bc = sc.broadcast(start);
-        Broadcast<ParameterValues> bcState = done.optimizerState == null ? null : sc.broadcast(done.optimizerState);
+        Broadcast<ParameterValues> bcState = state == null ? null : sc.broadcast(state);
+        sc.setJobGroup(group, "d2l ring allreduce fit", true);
         try {
             ClassTag<RankResult> tag = ClassTag$.MODULE$.apply(RankResult.class);
             RDD<RankResult> out = data.shards().rdd().rdd().barrier()
                     .mapPartitions(new AllreduceTask(bc, bcState, model, optimizer, plan), false, tag);
-            return new ArrayList<>(JavaRDD.fromRDD(out, tag).collect());
+            JavaRDD.fromRDD(out, tag).collect();
         } finally {
+            sc.clearJobGroup();
             bc.destroy();
             if (bcState != null) {
                 bcState.destroy();
@@ -239,6 +412,7 @@ public final class AllreduceTrainer implements AutoCloseable {
     /** This trainer bound to {@code data} and {@code testSet} (may be null), for {@link TrainingLoop} and early stopping. */
     public EpochTrainer epochs(SplitData data, RandomAccessDataset testSet) {
         return new DriverEpochs(events -> trainEpoch(data, testSet, events), net, manager, testSet != null, progress)
+                .withRun(this::beginRun, this::endRun)
                 .withCheckpoints(this::getHistory, checkpoints,
                         () -> new DriverState(net, optimizer, Map.of("partitions", String.valueOf(partitions),
                                 "rule", "ring allreduce of gradients"), done, "steps", data.examples(),
@@ -248,6 +422,7 @@ public final class AllreduceTrainer implements AutoCloseable {
     /** Frees the driver's network and, if this trainer started the Spark context, stops it. */
     @Override
     public void close() {
+        endRun();
         driver.close();
     }
 

@@ -27,6 +27,8 @@ final class DriverEpochs implements EpochTrainer {
     private Supplier<List<EpochMetrics>> history = List::of;
     private Checkpoints checkpoints;
     private Supplier<CheckpointPart> state = () -> null;
+    private java.util.function.IntConsumer begin = epochs -> { };
+    private Runnable end = () -> { };
 
     /** Epochs run by {@code epoch}, the driver's {@code net} (snapshots held by {@code manager}). */
     DriverEpochs(Function<EpochListener, EpochMetrics> epoch, Block net, NDManager manager, boolean hasTestSet,
@@ -50,9 +52,26 @@ final class DriverEpochs implements EpochTrainer {
         return this;
     }
 
+    /** These epochs with {@code begin} and {@code end} called around a run of them (see {@link EpochTrainer#beginRun}). */
+    DriverEpochs withRun(java.util.function.IntConsumer begin, Runnable end) {
+        this.begin = begin;
+        this.end = end;
+        return this;
+    }
+
     @Override
     public EpochMetrics trainEpoch(EpochListener events) {
         return epoch.apply(events);
+    }
+
+    @Override
+    public void beginRun(int epochs) {
+        begin.accept(epochs);
+    }
+
+    @Override
+    public void endRun() {
+        end.run();
     }
 
     @Override

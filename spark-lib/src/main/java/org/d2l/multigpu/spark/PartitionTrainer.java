@@ -204,6 +204,15 @@ public final class PartitionTrainer implements FlatMapFunction<Iterator<Shard>, 
 
     /** The optimizer's state as "kind/parameter" values, freeing its arrays; null when it keeps none. */
     static ParameterValues takeState(OptimizerState state, Block net) {
+        return stateValues(state, net, true);
+    }
+
+    /** The optimizer's state as "kind/parameter" values, its arrays kept for the steps to come; null when it keeps none. */
+    static ParameterValues copyState(OptimizerState state, Block net) {
+        return stateValues(state, net, false);
+    }
+
+    private static ParameterValues stateValues(OptimizerState state, Block net, boolean free) {
         List<String> names = new ArrayList<>();
         List<long[]> shapes = new ArrayList<>();
         List<float[]> values = new ArrayList<>();
@@ -214,7 +223,9 @@ public final class PartitionTrainer implements FlatMapFunction<Iterator<Shard>, 
                     names.add(kind + "/" + p.getKey());
                     shapes.add(a.getShape().getShape());
                     values.add(a.toFloatArray());
-                    a.close(); // the optimizer is dropped after this task: free its native memory now
+                    if (free) {
+                        a.close(); // the optimizer is dropped after this task: free its native memory now
+                    }
                 }
             }
         }

@@ -2,123 +2,270 @@ package org.d2l.multigpu.spark;
 
 import ai.djl.training.dataset.ArrayDataset;
 import java.io.PrintStream;
-import java.util.HashMap;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
+import java.util.concurrent.Callable;
 import org.d2l.multigpu.data.FashionMnistData;
+import org.d2l.multigpu.parallel.EpochListener;
 import org.d2l.multigpu.parallel.EpochMetrics;
+import org.d2l.multigpu.models.ResNet;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 /**
- * LeNet on Fashion-MNIST on Spark, by parameter averaging ({@code --trainer averaging}, default) or
- * by ring allreduce of the gradients in a barrier stage ({@code --trainer allreduce}: each batch of
- * {@code --batch-size} is split over the partitions), from the command line or {@code spark-submit}
- * (which supplies the master); prints one line per epoch.
+ * A cluster user's entry point: the lessons' LeNet or ResNet-18 on Fashion-MNIST on Spark, by parameter
+ * averaging or by ring allreduce of the gradients in a barrier stage, one line per finished epoch, with
+ * checkpoints to resume from; {@code spark-submit} supplies the master (see the module's README).
  *
  * <pre>
  * java -jar spark-lib/target/d2l-spark.jar --partitions 2 --frequency 10 --epochs 3
- * spark-submit --master spark://host:7077 --class org.d2l.multigpu.spark.SparkMain ... d2l-spark.jar --partitions 8
- * spark-submit ... d2l-spark.jar --trainer allreduce --partitions 8 --batch-size 1024
+ * spark-submit --master spark://host:7077 --class org.d2l.multigpu.spark.SparkMain ... d2l-spark.jar \
+ *     --trainer allreduce --model resnet18 --partitions 8 --batch-size 1024 --checkpoints /shared/run1
  * </pre>
  */
-public final class SparkMain {
+@Command(name = "d2l-spark", sortOptions = false, usageHelpAutoWidth = true,
+        description = "Trains the lessons' LeNet or ResNet-18 on Fashion-MNIST on Spark, by parameter averaging or by "
+                + "ring allreduce of the gradients, and prints one line per epoch.")
+public final class SparkMain implements Callable<Integer> {
 
-    private static final Map<String, String> DEFAULTS = Map.of(
-            "--partitions", "2", "--frequency", "1", "--epochs", "3", "--batch-size", "128",
-            "--lr", "0.1", "--momentum", "0", "--limit", "0", "--data-dir", "", "--trainer", "averaging");
+    /** How the replicas agree: parameter averaging every few steps, or the gradients summed every step. */
+    enum Trainer { averaging, allreduce }
 
-    private SparkMain() {}
+    /** The lessons' networks. */
+    enum Model { lenet, resnet18 }
 
-    /**
-     * Runs the training with options {@code --master --trainer --partitions --frequency --epochs --batch-size
-     * --lr --momentum --limit --data-dir}.
-     */
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = {"-h", "--help"}, usageHelp = true, description = "prints this help and exits")
+    boolean help;
+
+    @Option(names = "--trainer", paramLabel = "averaging|allreduce", description = "averaging: parameter averaging "
+            + "(SparkTrainer); allreduce: ring allreduce of the gradients in a barrier stage (AllreduceTrainer) "
+            + "(default: ${DEFAULT-VALUE})")
+    Trainer trainer = Trainer.averaging;
+
+    @Option(names = "--model", paramLabel = "lenet|resnet18", description = "the network (default: ${DEFAULT-VALUE})")
+    Model model = Model.lenet;
+
+    @Option(names = "--width", paramLabel = "W", description = "ResNet-18's channels in its first stage "
+            + "(default: the book's " + ResNet.BOOK_WIDTH + "; resnet18 only)")
+    Integer width;
+
+    @Option(names = "--partitions", paramLabel = "K", description = "replicas, one Spark task each (default: ${DEFAULT-VALUE})")
+    int partitions = 2;
+
+    @Option(names = "--frequency", paramLabel = "N", description = "local steps between averagings "
+            + "(default: 1; averaging only)")
+    Integer frequency;
+
+    @Option(names = "--epochs", paramLabel = "N", description = "epochs in all, resumed ones included (default: ${DEFAULT-VALUE})")
+    int epochs = 3;
+
+    @Option(names = "--batch-size", paramLabel = "B", description = "averaging: each replica's minibatch; allreduce: "
+            + "the global batch, split over the partitions (default: ${DEFAULT-VALUE})")
+    int batchSize = 128;
+
+    @Option(names = "--lr", paramLabel = "LR", description = "SGD's learning rate (default: ${DEFAULT-VALUE})")
+    float lr = 0.1f;
+
+    @Option(names = "--momentum", paramLabel = "M", description = "SGD's momentum (default: ${DEFAULT-VALUE})")
+    float momentum = 0f;
+
+    @Option(names = "--limit", paramLabel = "N", description = "use the first N examples of each split "
+            + "(default: DATASET_LIMIT, else all)")
+    long limit;
+
+    @Option(names = "--data-dir", paramLabel = "DIR", description = "Fashion-MNIST's IDX files "
+            + "(default: FASHION_MNIST_DIR, else Debian's dataset-fashion-mnist)")
+    Path dataDir;
+
+    @Option(names = "--master", paramLabel = "URL", description = "Spark's master (default: what spark-submit "
+            + "set, else local[K])")
+    String master;
+
+    @Option(names = "--checkpoints", paramLabel = "DIR", description = "keep the driver's state after every epoch "
+            + "in DIR (a folder every run of this job can reach) and resume from the newest there")
+    Path checkpoints;
+
+    @Option(names = "--resume", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "--no-resume starts afresh even if --checkpoints holds checkpoints (default: resume)")
+    boolean resume = true;
+
+    private PrintStream out = System.out;
+    private List<EpochMetrics> history = List.of();
+
+    /** Runs the job with {@code args}; exits with 0 when it finished, 2 after a bad command line, 1 after a failure. */
     public static void main(String[] args) {
-        run(parse(args), System.out);
+        System.exit(commandLine(new SparkMain(), System.out, System.err).execute(args));
     }
 
-    /** Trains as {@code options} say (names as on the command line), printing to {@code out}; returns the epochs' metrics. */
-    public static List<EpochMetrics> run(Map<String, String> options, PrintStream out) {
-        String trainer = options.get("--trainer");
-        if (!trainer.equals("averaging") && !trainer.equals("allreduce")) {
-            throw new IllegalArgumentException("--trainer is averaging (parameter averaging) or allreduce (ring "
-                    + "allreduce of the gradients in a barrier stage), not " + trainer + ".");
-        }
-        int partitions = Integer.parseInt(options.get("--partitions"));
-        int frequency = Integer.parseInt(options.get("--frequency"));
-        int epochs = Integer.parseInt(options.get("--epochs"));
-        int batchSize = Integer.parseInt(options.get("--batch-size"));
-        float lr = Float.parseFloat(options.get("--lr"));
-        float momentum = Float.parseFloat(options.get("--momentum"));
-        long limit = Long.parseLong(options.get("--limit"));
+    /**
+     * The job's command line printing to {@code out} and {@code err}: a bad command line gets its error and the
+     * usage (before Spark starts), a failed run one line with its reason.
+     */
+    static CommandLine commandLine(SparkMain job, PrintStream out, PrintStream err) {
+        job.out = out;
+        CommandLine cl = new CommandLine(job).setCaseInsensitiveEnumValuesAllowed(true);
+        cl.setOut(new PrintWriter(out, true, StandardCharsets.UTF_8));
+        cl.setErr(new PrintWriter(err, true, StandardCharsets.UTF_8));
+        cl.setParameterExceptionHandler((ex, args) -> { // the error, picocli's suggestions, then always the usage
+            PrintWriter w = ex.getCommandLine().getErr();
+            w.println(ex.getMessage());
+            CommandLine.UnmatchedArgumentException.printSuggestions(ex, w);
+            w.print(ex.getCommandLine().getUsageMessage());
+            w.flush();
+            return ex.getCommandLine().getCommandSpec().exitCodeOnInvalidInput();
+        });
+        cl.setExecutionExceptionHandler((ex, line, parsed) -> {
+            err.println("d2l-spark failed: " + ex.getMessage());
+            for (Throwable c = ex.getCause(); c != null; c = c.getCause()) {
+                err.println("  caused by: " + c);
+            }
+            return 1;
+        });
+        return cl;
+    }
+
+    /** The metrics of every epoch of the last run (resumed ones included). */
+    List<EpochMetrics> history() {
+        return history;
+    }
+
+    @Override
+    public Integer call() {
+        check();
         FashionMnistData.Builder data = FashionMnistData.builder().batchSize(batchSize).shuffle(false);
         if (limit > 0) {
             data.limit(limit);
         }
-        if (!options.get("--data-dir").isEmpty()) {
-            data.dataDir(java.nio.file.Path.of(options.get("--data-dir")));
+        if (dataDir != null) {
+            data.dataDir(dataDir);
         }
         FashionMnistData fashion = data.build();
-        if (trainer.equals("allreduce")) {
-            return allreduce(options, fashion, partitions, epochs, batchSize, OptimizerFactory.sgd(lr, momentum), out);
-        }
-        SparkTrainer.Builder b = SparkTrainer.builder(Models.LENET).setPartitions(partitions)
-                .optAveragingFrequency(frequency).optOptimizer(OptimizerFactory.sgd(lr, momentum));
-        if (options.containsKey("--master")) {
-            b.optMaster(options.get("--master"));
-        }
-        try (SparkTrainer spark = b.build()) {
-            ArrayDataset train = fashion.train();
-            ArrayDataset test = fashion.test();
-            out.printf(Locale.ROOT, "master %s, %d partitions, averaging every %d local step(s), %d training "
-                    + "examples in minibatches of %d, SGD lr %s momentum %s%n", spark.getContext().master(),
-                    partitions, frequency, train.size(), batchSize, lr, momentum);
-            try (ShardedData shards = spark.distribute(train)) {
-                List<EpochMetrics> history = spark.fit(shards, test, epochs);
-                out.print(EpochMetrics.table(history));
-                return history;
-            }
+        ArrayDataset train = fashion.train(); // a missing data set fails here, before Spark starts
+        ArrayDataset test = fashion.test();
+        ModelFactory net = model == Model.lenet ? Models.LENET : Models.resnet18(width == null ? ResNet.BOOK_WIDTH : width);
+        OptimizerFactory opt = OptimizerFactory.sgd(lr, momentum);
+        history = trainer == Trainer.allreduce ? allreduce(net, opt, train, test) : averaging(net, opt, train, test);
+        return 0;
+    }
+
+    private List<EpochMetrics> averaging(ModelFactory net, OptimizerFactory opt, ArrayDataset train, ArrayDataset test) {
+        int every = frequency == null ? 1 : frequency;
+        try (SparkTrainer spark = configure(SparkTrainer.builder(net).optAveragingFrequency(every), opt).build();
+                ShardedData shards = spark.distribute(train)) {
+            out.printf(Locale.ROOT, "%s on master %s: %d partitions, parameters averaged every %d local step(s), "
+                    + "%d training examples in minibatches of %d per partition, SGD lr %s momentum %s%n", describe(),
+                    spark.getContext().master(), spark.getPartitions(), every, train.size(), batchSize, lr, momentum);
+            return spark.fit(shards, test, epochs, printer());
         }
     }
 
-    private static List<EpochMetrics> allreduce(Map<String, String> options, FashionMnistData fashion, int partitions,
-            int epochs, int batchSize, OptimizerFactory opt, PrintStream out) {
-        AllreduceTrainer.Builder b = AllreduceTrainer.builder(Models.LENET).setPartitions(partitions).optOptimizer(opt);
-        if (options.containsKey("--master")) {
-            b.optMaster(options.get("--master"));
-        }
-        try (AllreduceTrainer spark = b.build()) {
-            ArrayDataset train = fashion.train();
-            out.printf(Locale.ROOT, "master %s, %d partitions in a barrier stage, gradients ring-allreduced every "
-                    + "step, %d training examples in global batches of %d, %s%n", spark.getContext().master(),
-                    partitions, train.size(), batchSize, opt);
-            try (SplitData data = spark.distribute(train)) {
-                List<EpochMetrics> history = spark.fit(data, fashion.test(), epochs);
-                out.print(EpochMetrics.table(history));
-                AllreduceEpoch last = spark.getEpochLog().get(spark.getEpochLog().size() - 1);
-                out.printf(Locale.ROOT, "bytes sent per step and rank %.0f (ring: 2(k-1)/k x gradient bytes = %.0f); "
-                        + "per step %.1f ms compute, %.1f ms allreduce, %.1f ms update%n", last.bytesSentPerStep(0),
-                        last.ringBytesPerStep(), 1000 * last.computeSecondsPerStep(),
+    private List<EpochMetrics> allreduce(ModelFactory net, OptimizerFactory opt, ArrayDataset train, ArrayDataset test) {
+        try (AllreduceTrainer spark = configure(AllreduceTrainer.builder(net), opt).build();
+                SplitData data = spark.distribute(train)) {
+            out.printf(Locale.ROOT, "%s on master %s: %d partitions in one barrier stage, gradients ring-allreduced "
+                    + "every step, %d training examples in global batches of %d, SGD lr %s momentum %s%n", describe(),
+                    spark.getContext().master(), spark.getPartitions(), train.size(), batchSize, lr, momentum);
+            List<EpochMetrics> run = spark.fit(data, test, epochs, printer());
+            AllreduceEpoch last = spark.lastEpoch();
+            if (last != null) {
+                out.printf(Locale.ROOT, "last epoch: %.0f bytes sent per step and rank (ring: 2(k-1)/k x gradient bytes = "
+                        + "%.0f); per step %.1f ms forward and backward, %.1f ms allreduce, %.1f ms update%n",
+                        last.bytesSentPerStep(0), last.ringBytesPerStep(), 1000 * last.computeSecondsPerStep(),
                         1000 * last.allreduceSecondsPerStep(), 1000 * last.updateSecondsPerStep());
-                return history;
             }
+            return run;
         }
     }
 
-    /** The options of {@code args} over the defaults; refuses unknown names and missing values. */
-    static Map<String, String> parse(String[] args) {
-        Map<String, String> options = new HashMap<>(DEFAULTS);
-        for (int i = 0; i < args.length; i += 2) {
-            String name = args[i];
-            if (!DEFAULTS.containsKey(name) && !name.equals("--master")) {
-                throw new IllegalArgumentException("Unknown option " + name + "; the options are --master "
-                        + String.join(" ", new java.util.TreeSet<>(DEFAULTS.keySet())) + ".");
-            }
-            if (i + 1 >= args.length) {
-                throw new IllegalArgumentException("Option " + name + " needs a value.");
-            }
-            options.put(name, args[i + 1]);
+    private <B extends SparkTrainerBuilder<B>> B configure(B b, OptimizerFactory opt) {
+        b.setPartitions(partitions).optOptimizer(opt);
+        if (master != null) {
+            b.optMaster(master);
         }
-        return options;
+        if (checkpoints != null) {
+            b.optCheckpoints(checkpoints).optResume(resume);
+        }
+        return b;
+    }
+
+    private String describe() {
+        return model == Model.lenet ? "LeNet" : "ResNet-18 of width " + (width == null ? ResNet.BOOK_WIDTH : width);
+    }
+
+    /** Prints every finished epoch (resumed ones too) and the checkpoints' notes as they come. */
+    private EpochListener printer() {
+        return new EpochListener() {
+            @Override
+            public void onEpoch(EpochMetrics m) {
+                out.printf(Locale.ROOT, "epoch %d: train loss %.4f, train acc %.3f, test acc %.3f, %.1f s, "
+                        + "%.0f examples/s%n", m.epoch(), m.trainLoss(), m.trainAccuracy(), m.testAccuracy(),
+                        m.seconds(), m.examplesPerSecond());
+            }
+
+            @Override
+            public void onCheckpointNote(String message) {
+                out.println(message);
+            }
+        };
+    }
+
+    /** Refuses, before any data is read or Spark starts, values that cannot run, naming the option and what to use. */
+    private void check() {
+        List<String> wrong = new ArrayList<>();
+        if (partitions < 1) {
+            wrong.add("--partitions must be at least 1, got " + partitions);
+        }
+        if (epochs < 1) {
+            wrong.add("--epochs must be at least 1, got " + epochs);
+        }
+        if (batchSize < 1) {
+            wrong.add("--batch-size must be at least 1, got " + batchSize);
+        } else if (trainer == Trainer.allreduce && batchSize < partitions) {
+            wrong.add("--batch-size " + batchSize + " is the global batch of --trainer allreduce, split over the "
+                    + partitions + " partitions: give at least one example to each");
+        }
+        if (!(lr > 0) || !Float.isFinite(lr)) {
+            wrong.add("--lr must be a positive number, got " + lr);
+        }
+        if (!(momentum >= 0 && momentum < 1)) {
+            wrong.add("--momentum must be in [0, 1), got " + momentum);
+        }
+        if (limit < 0) {
+            wrong.add("--limit must be positive (or 0 for all examples), got " + limit);
+        }
+        if (width != null && model != Model.resnet18) {
+            wrong.add("--width is ResNet-18's: add --model resnet18, or drop --width");
+        } else if (width != null && width < 1) {
+            wrong.add("--width must be at least 1, got " + width);
+        }
+        if (frequency != null && trainer != Trainer.averaging) {
+            wrong.add("--frequency is parameter averaging's: --trainer allreduce sums the gradients every step");
+        } else if (frequency != null && frequency < 1) {
+            wrong.add("--frequency must be at least 1, got " + frequency);
+        }
+        if (dataDir != null && !Files.isDirectory(dataDir)) {
+            wrong.add("--data-dir " + dataDir + " is not a folder; give the folder of Fashion-MNIST's IDX files");
+        }
+        if (!resume && checkpoints == null) {
+            wrong.add("--no-resume is a setting of --checkpoints DIR: give both, or neither");
+        }
+        if (checkpoints != null && Files.exists(checkpoints) && !Files.isDirectory(checkpoints)) {
+            wrong.add("--checkpoints " + checkpoints + " is a file; give a folder");
+        }
+        if (!wrong.isEmpty()) {
+            throw new ParameterException(spec.commandLine(), String.join(System.lineSeparator(), wrong) + ".");
+        }
     }
 }

@@ -38,21 +38,126 @@ class AllreduceTrainerTest {
      */
     static List<AllreduceEpoch> assertBitForBitAsInProcess(JavaSparkContext sc, List<Minibatch> batches,
             OptimizerFactory opt, long bucketBytes, int epochs, StepHook hook) {
-        try (AllreduceTrainer spark = AllreduceTrainer.builder(Models.LENET).setPartitions(2).optOptimizer(opt)
+        return assertBitForBitAsInProcess(sc, 2, batches, opt, bucketBytes, epochs, hook);
+    }
+
+    /**
+     * Trains {@code epochs} epochs on {@code k} ranks with one fit (one barrier stage) and in process from the
+     * same start, and checks that the parameters are bit for bit equal after every epoch: for k = 2 against
+     * the in-process trainer, for more ranks against {@link RingReference}, which adds in the ring's order;
+     * returns the Spark trainer's epoch log.
+     */
+    static List<AllreduceEpoch> assertBitForBitAsInProcess(JavaSparkContext sc, int k, List<Minibatch> batches,
+            OptimizerFactory opt, long bucketBytes, int epochs, StepHook hook) {
+        try (AllreduceTrainer spark = AllreduceTrainer.builder(Models.LENET).setPartitions(k).optOptimizer(opt)
                 .optBucketBytes(bucketBytes).optStepHook(hook).optContext(sc).build();
                 SplitData data = spark.distribute(batches)) {
             ParameterValues start = ParameterValues.of(spark.getNet());
             List<ParameterValues> viaSpark = new ArrayList<>();
-            for (int e = 0; e < epochs; e++) {
-                spark.trainEpoch(data, null);
-                viaSpark.add(ParameterValues.of(spark.getNet()));
-            }
-            List<ParameterValues> inProcess = InProcess.trainAveragingGradients(start, batches, 2, opt, epochs);
+            spark.fit(data, null, epochs, m -> viaSpark.add(ParameterValues.of(spark.getNet())));
+            List<ParameterValues> inProcess = k == 2 ? InProcess.trainAveragingGradients(start, batches, 2, opt, epochs)
+                    : RingReference.train(start, batches, k, opt, epochs, (int) (bucketBytes / 4));
             for (int e = 0; e < epochs; e++) {
                 assertEquals(0.0, viaSpark.get(e).maxAbsDifference(inProcess.get(e)), "epoch " + (e + 1));
             }
             assertTrue(viaSpark.get(epochs - 1).maxAbsDifference(start) > 1e-3, "training moved the parameters");
             return spark.getEpochLog();
+        }
+    }
+
+    @Test
+    void theRingOrderReferenceIsTheInProcessTrainerForTwoRanks() {
+        List<Minibatch> batches = SyntheticData.minibatches(4, 16, 5);
+        try (AllreduceTrainer spark = AllreduceTrainer.builder(Models.LENET).setPartitions(2)
+                .optOptimizer(OptimizerFactory.sgd(0.1f)).optContext(sc).build()) {
+            ParameterValues start = ParameterValues.of(spark.getNet());
+            List<ParameterValues> ring = RingReference.train(start, batches, 2, OptimizerFactory.sgd(0.1f), 2, 1000);
+            List<ParameterValues> trainer = InProcess.trainAveragingGradients(start, batches, 2, OptimizerFactory.sgd(0.1f), 2);
+            assertEquals(0.0, ring.get(1).maxAbsDifference(trainer.get(1)));
+        }
+    }
+
+    @Test
+    void aFitOfThreeEpochsIsOneSparkJobWhoseRanksJoinTheRingOnce() throws Exception {
+        java.util.concurrent.atomic.AtomicInteger jobs = new java.util.concurrent.atomic.AtomicInteger();
+        org.apache.spark.scheduler.SparkListener count = new org.apache.spark.scheduler.SparkListener() {
+            @Override
+            public void onJobStart(org.apache.spark.scheduler.SparkListenerJobStart job) {
+                jobs.incrementAndGet();
+            }
+        };
+        try (AllreduceTrainer spark = AllreduceTrainer.builder(Models.LENET).setPartitions(2)
+                .optOptimizer(OptimizerFactory.sgd(0.1f)).optContext(sc).build();
+                SplitData data = spark.distribute(SyntheticData.minibatches(4, 16, 3))) {
+            sc.sc().addSparkListener(count);
+            jobs.set(0);
+            List<EpochMetrics> h = spark.fit(data, null, 3);
+            sc.sc().listenerBus().waitUntilEmpty(10_000);
+            assertEquals(3, h.size());
+            assertEquals(1, jobs.get(), "Spark jobs run by a fit of 3 epochs");
+            List<AllreduceEpoch> log = spark.getEpochLog();
+            assertTrue(log.get(0).joinSeconds() > 0);
+            assertEquals(0, log.get(1).joinSeconds());
+            assertEquals(0, log.get(2).joinSeconds());
+            assertTrue(log.get(0).results().get(0).handshakeBytes() > 0);
+            assertEquals(0, log.get(2).results().get(0).handshakeBytes());
+        } finally {
+            sc.sc().removeSparkListener(count);
+        }
+    }
+
+    @Test
+    void anInterruptStopsTheFitWithinAStepAndTheDriverKeepsTheLastCompleteEpoch() throws Exception {
+        // Every step sleeps a little, so that the interrupt lands inside epoch 2.
+        StepHook slow = (rank, epoch, step, attempt) -> {
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+        };
+        try (AllreduceTrainer spark = AllreduceTrainer.builder(Models.LENET).setPartitions(2)
+                .optOptimizer(OptimizerFactory.sgd(0.1f)).optStepHook(slow).optContext(sc).build();
+                SplitData data = spark.distribute(SyntheticData.minibatches(20, 8, 9))) {
+            List<ParameterValues> epochs = new ArrayList<>();
+            Thread fitting = Thread.currentThread();
+            java.util.concurrent.ScheduledExecutorService timer = java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
+            org.d2l.multigpu.parallel.TrainingInterruptedException ex = assertThrows(
+                    org.d2l.multigpu.parallel.TrainingInterruptedException.class, () -> spark.fit(data, null, 5, m -> {
+                        epochs.add(ParameterValues.of(spark.getNet()));
+                        if (m.epoch() == 1) {
+                            timer.schedule(fitting::interrupt, 300, java.util.concurrent.TimeUnit.MILLISECONDS);
+                        }
+                    }));
+            timer.shutdown();
+            Thread.interrupted(); // clear the flag for what follows
+            assertEquals(2, ex.getEpoch(), ex.getMessage());
+            assertEquals(1, epochs.size());
+            assertEquals(0.0, ParameterValues.of(spark.getNet()).maxAbsDifference(epochs.get(0)), "the last complete epoch");
+            assertEquals(1, spark.getHistory().size());
+            assertEquals(2, spark.fit(data, null, 1).get(0).epoch(), "a later fit goes on with epoch 2");
+        }
+    }
+
+    @Test
+    void earlyStoppingStopsTheFitsStageAndKeepsTheBestEpoch() {
+        double[] scores = {3, 1, 2, 2, 2, 2};
+        java.util.Map<Integer, ParameterValues> seen = new java.util.HashMap<>();
+        org.d2l.multigpu.parallel.earlystopping.ScoreMonitor fixed = org.d2l.multigpu.parallel.earlystopping.ScoreMonitor
+                .lowerIsBetter("fixed score", (t, m) -> {
+                    seen.put(m.epoch(), ParameterValues.of(t.getNet()));
+                    return scores[m.epoch() - 1];
+                });
+        var config = org.d2l.multigpu.parallel.earlystopping.EarlyStoppingConfiguration.builder().optMonitor(fixed)
+                .optMaxEpochs(scores.length).optEpochPatience(2).build();
+        try (AllreduceTrainer spark = AllreduceTrainer.builder(Models.LENET).setPartitions(2)
+                .optOptimizer(OptimizerFactory.sgd(0.1f)).optContext(sc).build();
+                SplitData data = spark.distribute(SyntheticData.minibatches(4, 8, 11))) {
+            var r = new org.d2l.multigpu.parallel.earlystopping.EarlyStoppingParallelTrainer(config, spark.epochs(data, null)).fit();
+            assertEquals(4, r.totalEpochs(), r.summary());
+            assertEquals(2, r.bestEpoch());
+            assertEquals(0, ParameterValues.of(spark.getNet()).maxAbsDifference(seen.get(2)), "the best epoch's model");
+            assertEquals(4, spark.getHistory().size(), "no epoch ran on after the stop was decided");
         }
     }
 

@@ -3,24 +3,18 @@ package org.d2l.multigpu.spark;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.File;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import org.apache.spark.SparkConf;
 import org.apache.spark.api.java.JavaSparkContext;
-import org.d2l.multigpu.runtime.Djl;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The job on Spark's {@code local-cluster[2,1,1024]}: a standalone master and worker inside this JVM
- * that start two executors as separate JVMs, as on a real cluster (each loads its own DJL engine and
- * rebuilds the network from the factory; parameters travel by name between JVMs), for both Spark trainers.
+ * The job on Spark's {@code local-cluster[2,1,1024]} ({@link LocalCluster}: two executors as separate JVMs,
+ * as on a real cluster), for both Spark trainers.
  */
 class SparkLocalClusterTest {
 
@@ -31,36 +25,12 @@ class SparkLocalClusterTest {
 
     @BeforeAll
     static void startCluster() throws IOException {
-        Djl.setup();
-        // The worker builds the executor's command line from SPARK_HOME/jars (a Spark distribution's
-        // layout): link this JVM's jars there; class folders go to spark.executor.extraClassPath.
-        Path jars = Files.createDirectories(sparkHome.resolve("jars"));
-        List<String> folders = new ArrayList<>();
-        String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-        for (String entry : cp.split(File.pathSeparator)) {
-            Path p = Path.of(entry);
-            if (Files.isDirectory(p)) {
-                folders.add(p.toAbsolutePath().toString());
-            } else if (entry.endsWith(".jar") && Files.exists(p) && !Files.exists(jars.resolve(p.getFileName()))) {
-                Files.createSymbolicLink(jars.resolve(p.getFileName()), p.toAbsolutePath());
-            }
-        }
-        System.setProperty("spark.testing", "true"); // lets the worker run without a built Spark tree
-        System.setProperty("spark.test.home", sparkHome.toString());
-        SparkConf conf = new SparkConf().setMaster("local-cluster[2,1,1024]").setAppName("SparkLocalClusterTest")
-                .set("spark.executor.extraClassPath", String.join(File.pathSeparator, folders))
-                .set("spark.executor.extraJavaOptions", "--enable-native-access=ALL-UNNAMED")
-                .set("spark.ui.enabled", "false").set("spark.driver.host", "127.0.0.1");
-        sc = new JavaSparkContext(conf);
+        sc = LocalCluster.start("SparkLocalClusterTest", 2, sparkHome);
     }
 
     @AfterAll
     static void stopCluster() {
-        if (sc != null) {
-            sc.stop();
-        }
-        System.clearProperty("spark.testing");
-        System.clearProperty("spark.test.home");
+        LocalCluster.stop(sc);
     }
 
     @Test

@@ -15,6 +15,16 @@ public interface EpochTrainer {
     /** Trains one more epoch, telling {@code events} of its start, its steps and an interrupt, and returns its metrics. */
     EpochMetrics trainEpoch(EpochListener events);
 
+    /**
+     * Says that {@link #trainEpoch} is about to be called for up to {@code epochs} epochs (0: until the loop
+     * stops), so that a trainer that runs several epochs in one go (a Spark stage per fit) can plan them;
+     * {@link #endRun} follows when the loop ends, however it ends. Nothing by default.
+     */
+    default void beginRun(int epochs) {}
+
+    /** Ends what {@link #beginRun} began: a trainer that runs ahead stops there. Nothing by default. */
+    default void endRun() {}
+
     /** The model after the last finished epoch (replica 0's parameters, or the driver's copy). */
     Block getNet();
 

@@ -43,12 +43,20 @@ public final class TrainingLoop {
             events.onFitStart(maxEpochs);
             List<EpochMetrics> run = checkpoints.resume(maxEpochs, events);
             boolean stop = checkpoints.stopped();
-            while (!stop && (maxEpochs == 0 || run.size() < maxEpochs)) {
-                EpochMetrics m = trainer.trainEpoch(events);
-                run.add(m);
-                events.onEpoch(m);
-                stop = stopAfter.test(m);
-                checkpoints.save(stop);
+            if (stop || (maxEpochs > 0 && run.size() >= maxEpochs)) {
+                return run;
+            }
+            trainer.beginRun(maxEpochs == 0 ? 0 : maxEpochs - run.size());
+            try {
+                while (!stop && (maxEpochs == 0 || run.size() < maxEpochs)) {
+                    EpochMetrics m = trainer.trainEpoch(events);
+                    run.add(m);
+                    events.onEpoch(m);
+                    stop = stopAfter.test(m);
+                    checkpoints.save(stop);
+                }
+            } finally {
+                trainer.endRun();
             }
             return run;
         }
