@@ -20,16 +20,24 @@ final class InProcess {
     /**
      * One epoch of {@code DataParallelTrainer} with {@code ParameterAveraging} every {@code n} rounds
      * on {@code k} virtual replicas, starting from {@code start}, over {@code batches} in order (round r
-     * gives worker p minibatch r * k + p); returns the averaged parameters.
+     * gives worker p minibatch r * k + p) with one PyTorch thread; returns the averaged parameters.
      */
     static ParameterValues train(ParameterValues start, List<Minibatch> batches, int k, int n,
             OptimizerFactory optimizer) {
         return train(start, batches, k, n, optimizer, 1);
     }
 
-    /** The same over {@code epochs} epochs. */
+    /** The same over {@code epochs} epochs, with one PyTorch thread as each Spark task of local[k]: the same arithmetic. */
     static ParameterValues train(ParameterValues start, List<Minibatch> batches, int k, int n,
             OptimizerFactory optimizer, int epochs) {
+        return train(start, batches, k, n, optimizer, epochs, 1);
+    }
+
+    /** The same with {@code taskThreads} PyTorch threads, as many as each Spark task has. */
+    static ParameterValues train(ParameterValues start, List<Minibatch> batches, int k, int n,
+            OptimizerFactory optimizer, int epochs, int taskThreads) {
+        int threads = JniUtils.getNumThreads();
+        JniUtils.setNumThreads(taskThreads);
         try (NDManager manager = NDManager.newBaseManager()) {
             Block net = Models.LENET.newBlock();
             net.initialize(manager, DataType.FLOAT32, Models.LENET.inputShape());
@@ -43,6 +51,8 @@ final class InProcess {
                 }
             }
             return ParameterValues.of(net);
+        } finally {
+            JniUtils.setNumThreads(threads);
         }
     }
 

@@ -29,7 +29,7 @@ class SparkThreadsTest {
                     .optOptimizer(opt).optContext(sc).build(); ShardedData data = spark.distribute(batches)) {
                 ParameterValues start = ParameterValues.of(spark.getNet());
                 spark.trainEpoch(data, null);
-                double diff = ParameterValues.of(spark.getNet()).maxAbsDifference(InProcess.train(start, batches, 2, 3, opt));
+                double diff = ParameterValues.of(spark.getNet()).maxAbsDifference(InProcess.train(start, batches, 2, 3, opt, 1, threads));
                 System.out.printf("%d PyTorch thread(s) per task and in process: max |Spark - in-process| = %.2e%n",
                         threads, diff);
                 assertEquals(0.0, diff);
