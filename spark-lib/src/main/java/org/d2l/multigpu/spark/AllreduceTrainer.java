@@ -361,9 +361,10 @@ public final class AllreduceTrainer implements AutoCloseable {
                 job.get(timeout.toMillis() * 2 + 60_000, TimeUnit.MILLISECONDS);
             } catch (InterruptedException ex) {
                 interrupted = true;
-            } catch (ExecutionException | TimeoutException ex) {
-                // failed, or stuck: the stage's end is what we wanted; cancel what is left of it
-                sc.cancelJobGroup(group);
+            } catch (ExecutionException ex) {
+                // the stage failed: Spark has ended its job already, which is the end we waited for
+            } catch (TimeoutException ex) {
+                sc.cancelJobGroup(group); // stuck: cancel what is left of it
             } finally {
                 link.close();
                 if (interrupted) {

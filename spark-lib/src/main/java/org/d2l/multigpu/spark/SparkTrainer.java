@@ -220,8 +220,9 @@ public final class SparkTrainer implements AutoCloseable {
         if (reason == null) {
             reason = "a task failed: " + ex.getMessage();
         }
+        reason = reason.endsWith(".") ? reason : reason + ".";
         return new RoundFailedException("Round " + round + " failed. " + reason
-                + ". The driver's model was left as it was before this round.", partition, ex);
+                + " The driver's model was left as it was before this round.", partition, ex);
     }
 
     /** Frees the driver's network and, if this trainer started the Spark context, stops it. */
