@@ -154,7 +154,7 @@ public final class SparkMain implements Callable<Integer> {
         FashionMnistData fashion = data.build();
         ArrayDataset train = fashion.train(); // a missing data set fails here, before Spark starts
         ArrayDataset test = fashion.test();
-        ModelFactory net = model == Model.lenet ? Models.LENET : Models.resnet18(width == null ? ResNet.BOOK_WIDTH : width);
+        ModelFactory net = model == Model.lenet ? Models.LENET : Models.resnet18(resnetWidth());
         OptimizerFactory opt = OptimizerFactory.sgd(lr, momentum);
         history = trainer == Trainer.allreduce ? allreduce(net, opt, train, test) : averaging(net, opt, train, test);
         return 0;
@@ -201,7 +201,11 @@ public final class SparkMain implements Callable<Integer> {
     }
 
     private String describe() {
-        return model == Model.lenet ? "LeNet" : "ResNet-18 of width " + (width == null ? ResNet.BOOK_WIDTH : width);
+        return model == Model.lenet ? "LeNet" : "ResNet-18 of width " + resnetWidth();
+    }
+
+    private int resnetWidth() {
+        return width == null ? ResNet.BOOK_WIDTH : width;
     }
 
     /** Prints every finished epoch (resumed ones too) and the checkpoints' notes as they come. */
