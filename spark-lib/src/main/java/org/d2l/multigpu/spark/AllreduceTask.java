@@ -24,6 +24,7 @@ import org.d2l.multigpu.devices.OnDevice;
 import org.d2l.multigpu.eval.Accuracy;
 import org.d2l.multigpu.parallel.NonFiniteLoss;
 import org.d2l.multigpu.parallel.OptimizerState;
+import org.d2l.multigpu.runtime.Scalars;
 import scala.collection.Iterator;
 import scala.jdk.javaapi.CollectionConverters;
 import scala.runtime.AbstractFunction1;
@@ -197,7 +198,7 @@ final class AllreduceTask extends AbstractFunction1<Iterator<Shard>, Iterator<Ra
         try {
             NDArray yHat = net.forward(new ParameterStore(step, false), new NDList(x), true).head();
             NDArray l = loss.evaluate(new NDList(y), new NDList(yHat));
-            NDArray weighted = l.mul((float) ni / n);
+            NDArray weighted = l.mul(Scalars.of(l, (double) ni / n));
             float value = l.getFloat();
             if (!Float.isFinite(value)) {
                 throw NonFiniteLoss.error(value, String.format(Locale.ROOT, "step %d (rank %d's shard of global batch %d)",

@@ -15,6 +15,7 @@ import org.d2l.multigpu.collective.Traffic;
 import org.d2l.multigpu.devices.Devices;
 import org.d2l.multigpu.devices.OnDevice;
 import org.d2l.multigpu.runtime.NoGrad;
+import org.d2l.multigpu.runtime.Scalars;
 
 /**
  * The primitives of d2l's "multi-GPU training from scratch", by the book's names: the notebook
@@ -117,8 +118,9 @@ public final class FromScratch {
         try (GradientCollector gc = Engine.getInstance().newGradientCollector()) {
             for (int i = 0; i < devices.size(); i++) {
                 NDArray yHat = net.apply(shards.x().get(i), deviceParams.get(i));
-                NDArray l = loss.evaluate(new NDList(shards.y().get(i)), new NDList(yHat))
-                        .mul(shards.x().get(i).getShape().get(0)); // DJL's loss is a mean: make it a sum
+                NDArray mean = loss.evaluate(new NDList(shards.y().get(i)), new NDList(yHat));
+                // DJL's loss is a mean: make it a sum (a scalar from Scalars.of, as autograd keeps it)
+                NDArray l = mean.mul(Scalars.of(mean, shards.x().get(i).getShape().get(0)));
                 gc.backward(l);
                 total += l.getFloat();
             }

@@ -16,6 +16,7 @@ import java.util.Map;
 import org.d2l.multigpu.devices.ReplicaStore;
 import org.d2l.multigpu.precision.PrecisionPolicy;
 import org.d2l.multigpu.runtime.NoGrad;
+import org.d2l.multigpu.runtime.Scalars;
 
 /**
  * The gradients of one minibatch's loss with respect to a block's trained parameters, computed on a
@@ -50,7 +51,7 @@ final class Gradients {
                 NDArray yHat = out.getDataType() == DataType.FLOAT32 ? out
                         : out.mul(tmp.ones(new Shape(1), DataType.FLOAT32, x.getDevice()));
                 NDArray l = loss.evaluate(new NDList(y), new NDList(yHat));
-                gc.backward(l.mul(scale));
+                gc.backward(l.mul(Scalars.of(l, scale)));
             }
             for (Pair<String, Parameter> p : net.getParameters()) {
                 if (p.getValue().requiresGradient()) {

@@ -17,6 +17,7 @@ import java.lang.reflect.Field;
 import java.util.List;
 import org.d2l.multigpu.collective.BatchNormGroup;
 import org.d2l.multigpu.runtime.NoGrad;
+import org.d2l.multigpu.runtime.Scalars;
 
 /**
  * DJL's {@link BatchNorm} whose training statistics are those of the global batch across the replicas
@@ -118,8 +119,10 @@ public final class SyncBatchNorm extends AbstractBlock {
         Device device = x.getDevice();
         int[] axes = statisticsAxes(x.getShape());
         long count = x.getShape().size() / x.getShape().get(1);
-        NDArray mean = x.sum(axes).div(count); // (DJL's PyTorch mean takes one axis at a time)
-        NDArray var = x.sub(perChannel(mean, x.getShape())).square().sum(axes).div(count); // biased, as batch_norm's
+        // Every scalar in this graph comes from Scalars.of: DJL's div(Number) would leave autograd one in freed memory.
+        NDArray n = Scalars.of(x, count);
+        NDArray mean = x.sum(axes).div(n); // (DJL's PyTorch mean takes one axis at a time)
+        NDArray var = x.sub(perChannel(mean, x.getShape())).square().sum(axes).div(n); // biased, as batch_norm's
         NDManager own = x.getManager();
         Combined global = store.exchange(this, new BatchNormGroup.Stats(mean, var, count), all -> combine(all, device, own));
         NDArray globalMean = global.mean();
@@ -127,17 +130,16 @@ public final class SyncBatchNorm extends AbstractBlock {
         long total = global.count();
         NDArray g = store.getValue(gamma, device, true);
         NDArray b = store.getValue(beta, device, true);
-        // y = (x - mean) / sqrt(var + eps) * gamma + beta as x * scale + shift, per-channel scale and shift:
-        // two passes over the activations instead of four, and as many arrays kept for the backward pass
-        NDArray scale = globalVar.add(epsilon).sqrt().pow(-1);
+        // y = (x - mean) / sqrt(var + eps) * gamma + beta, centred before scaling: gamma's and the variance's
+        // gradients are then sums of dy (x - mean), not differences of two large sums as with x * scale + shift
+        NDArray scale = globalVar.add(Scalars.of(globalVar, epsilon)).pow(Scalars.of(globalVar, -0.5));
         if (g != null) {
             scale = scale.mul(g);
         }
-        NDArray shift = globalMean.mul(scale).neg();
+        NDArray y = x.sub(perChannel(globalMean, x.getShape())).mul(perChannel(scale, x.getShape()));
         if (b != null) {
-            shift = shift.add(b);
+            y = y.add(perChannel(b, x.getShape()));
         }
-        NDArray y = x.mul(perChannel(scale, x.getShape())).add(perChannel(shift, x.getShape()));
         updateRunning(store.getValue(runningMean, device, true), store.getValue(runningVar, device, true),
                 globalMean, globalVar, total);
         return new NDList(y);
@@ -152,13 +154,14 @@ public final class SyncBatchNorm extends AbstractBlock {
         long total = all.stream().mapToLong(BatchNormGroup.Stats::count).sum();
         NDArray mean = null;
         for (BatchNormGroup.Stats s : all) {
-            NDArray term = s.mean().toDevice(device, false).mul((double) s.count() / total);
+            NDArray m = s.mean().toDevice(device, false);
+            NDArray term = m.mul(Scalars.of(m, (double) s.count() / total));
             mean = mean == null ? term : mean.add(term);
         }
         NDArray var = null;
         for (BatchNormGroup.Stats s : all) {
             NDArray m = s.mean().toDevice(device, false);
-            NDArray term = s.var().toDevice(device, false).add(m.sub(mean).square()).mul((double) s.count() / total);
+            NDArray term = s.var().toDevice(device, false).add(m.sub(mean).square()).mul(Scalars.of(m, (double) s.count() / total));
             var = var == null ? term : var.add(term);
         }
         mean.attach(own); // the sums began in another replica's manager, which it frees after its forward pass

@@ -28,6 +28,7 @@ import org.d2l.multigpu.precision.ParameterBytes;
 import org.d2l.multigpu.precision.PrecisionPolicy;
 import org.d2l.multigpu.runtime.Djl;
 import org.d2l.multigpu.runtime.NoGrad;
+import org.d2l.multigpu.runtime.Scalars;
 
 /**
  * Trains a DJL block on k replicas, one per device: on k GPUs each replica runs on its own worker
@@ -337,7 +338,7 @@ public final class DataParallelTrainer implements AutoCloseable {
                 forward.tempAttachAll(xs.get(r));
                 NDArray yHat = precision.output(net.forward(store, new NDList(precision.input(xs.get(r))), true).head(), r);
                 NDArray l = loss.evaluate(new NDList(ys.get(r)), new NDList(yHat));
-                out[r] = new NDList(yHat, l, l.mul(sync.lossWeight(ni, n, devices.size()) * precision.lossFactor()));
+                out[r] = new NDList(yHat, l, l.mul(Scalars.of(l, sync.lossWeight(ni, n, devices.size()) * precision.lossFactor())));
                 out[r].attach(step);
             } catch (RuntimeException ex) {
                 if (synced) {

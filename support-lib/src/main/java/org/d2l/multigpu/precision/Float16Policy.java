@@ -17,6 +17,7 @@ import java.util.function.Function;
 import org.d2l.multigpu.devices.OnDevice;
 import org.d2l.multigpu.devices.ReplicaStore;
 import org.d2l.multigpu.models.SyncBatchNorm;
+import org.d2l.multigpu.runtime.Scalars;
 
 /**
  * Mixed-precision training with float32 master weights: every replica runs forward and backward on a
@@ -98,7 +99,8 @@ final class Float16Policy extends Float16Replicas {
                 NDArray zero = null;
                 for (Parameter p : params) {
                     if (p.requiresGradient()) {
-                        NDArray s = m.get(p.getId()).sum().mul(0f);
+                        NDArray sum = m.get(p.getId()).sum();
+                        NDArray s = sum.mul(Scalars.of(sum, 0));
                         s.attach(tmp);
                         zero = zero == null ? s : zero.add(s);
                         zero.attach(tmp);

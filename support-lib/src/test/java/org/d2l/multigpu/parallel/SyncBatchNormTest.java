@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ai.djl.engine.Engine;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDList;
 import ai.djl.ndarray.types.DataType;
@@ -17,13 +18,18 @@ import ai.djl.nn.convolutional.Conv2d;
 import ai.djl.nn.core.Linear;
 import ai.djl.nn.norm.BatchNorm;
 import ai.djl.nn.pooling.Pool;
+import ai.djl.training.GradientCollector;
 import ai.djl.training.ParameterStore;
+import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.Supplier;
+import org.d2l.multigpu.collective.BatchNormGroup;
 import org.d2l.multigpu.devices.Devices;
 import org.d2l.multigpu.models.ResNet;
 import org.d2l.multigpu.models.SyncBatchNorm;
+import org.d2l.multigpu.runtime.ErrorBound;
+import org.d2l.multigpu.runtime.JavaBuffers;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -111,6 +117,55 @@ class SyncBatchNormTest {
     @Test
     void resNet18OfWidth16OnTwoAndFourSyncedReplicasTrainsLikeOneDeviceAndUnsyncedItDoesNot() {
         syncedReplicasTrainLikeOneDevice(() -> ResNet.resnet18(10, 1, 16), 16, 2, ROUNDING);
+    }
+
+    /**
+     * One replica's input and gamma gradients through SyncBatchNorm, with Java's unreachable buffers freed
+     * and their memory reused between the forward and the backward pass, match BatchNorm's in float64
+     * within float32 rounding: every scalar the backward pass reads must still hold its value.
+     */
+    @Test
+    void theGradientThroughSyncBatchNormIsBatchNormsAfterJavaBuffersAreFreedAndReused() throws Exception {
+        Shape shape = new Shape(16, 4, 5, 5);
+        NDArray x0 = f.manager.randomNormal(shape).mul(3).add(2);
+        NDArray dy = f.manager.randomNormal(shape);
+        NDArray[] reference = gradients(x0.toType(DataType.FLOAT64, false), dy, false);
+        NDArray[] synced = gradients(x0, dy, true);
+        // Tolerance: float32 rounding. Each gradient is a few sums of n = 16 x 5 x 5 = 400 products per
+        // channel; gamma(n) = n u / (1 - n u) (u = 2^-24) bounds each sum's relative error; 4 gamma(n) = 9.5e-5
+        // covers the few sums chained. A scalar read from reused memory makes it NaN or far off.
+        double tolerance = 4 * ErrorBound.gamma(400, ErrorBound.FLOAT32_U);
+        String[] names = {"input", "gamma"};
+        for (int i = 0; i < 2; i++) {
+            NDArray want = reference[i];
+            NDArray got = synced[i].toType(DataType.FLOAT64, false);
+            double rel = got.sub(want).norm().getDouble() / want.norm().getDouble();
+            assertTrue(rel <= tolerance, names[i] + " gradient off by " + rel + " (relative), beyond " + tolerance);
+        }
+    }
+
+    /** The input and gamma gradients of sum(BatchNorm(x) * dy), through SyncBatchNorm on one replica or BatchNorm. */
+    private NDArray[] gradients(NDArray x0, NDArray dy, boolean synced) throws Exception {
+        BatchNorm bn = BatchNorm.builder().build();
+        Block block = synced ? new SyncBatchNorm(bn) : bn;
+        block.initialize(f.manager, x0.getDataType(), x0.getShape());
+        NDArray x = x0.duplicate();
+        x.setRequiresGradient(true);
+        NDArray gamma = bn.getParameters().get("gamma").getArray();
+        gamma.setRequiresGradient(true);
+        ParameterStore store = new ParameterStore(f.manager, false);
+        if (synced) {
+            BatchNormGroup group = new BatchNormGroup(60);
+            group.beginStep(1);
+            store = group.storeFor(0, store);
+        }
+        try (GradientCollector gc = Engine.getInstance().newGradientCollector()) {
+            NDArray y = block.forward(store, new NDList(x), true).head();
+            List<ByteBuffer> reuse = JavaBuffers.freeAndReuseWithNaN();
+            gc.backward(y.mul(dy.toType(y.getDataType(), false)).sum());
+            assertEquals(1000, reuse.size());
+        }
+        return new NDArray[] {x.getGradient(), gamma.getGradient()};
     }
 
     @Test
