@@ -27,6 +27,10 @@ if [[ "${1:-}" == --gpu ]]; then
     # and each lesson's training code, on the GPUs; every test is skipped on a machine without one.
     # Without the bundled CPU natives (-Dgpu) when nvidia-smi lists a GPU, as scripts/setup.sh builds;
     # DJL may fetch its CUDA natives (DJL_OFFLINE=true forbids it).
+    # The equivalences hold within float32's rounding: on Ampere and newer GPUs PyTorch runs cuDNN's
+    # convolutions in TF32 by default (10-bit mantissa, 2^13 times coarser), which CUDA's own switch turns off
+    # (on an H200, a GPU beside the CPU differed from one GPU by 4.0e-3 of the parameters' move with TF32, 1e-4 allowed).
+    export NVIDIA_TF32_OVERRIDE=0
     gpu_args=(-Dgroups=gpu -Dd2l.test.excludedGroups= "-Dd2l.djl.offline=${DJL_OFFLINE:-false}")
     if wants_gpu_build; then
         gpu_args+=(-Dgpu)

@@ -179,7 +179,8 @@ final class Float16Policy extends Float16Replicas {
                 NDArray master = masters.get(i).get(p.getId());
                 if (p.requiresGradient()) {
                     try (NDArray g = master.getGradient(); NDArray gHalf = half.getGradient()) {
-                        OnDevice.copyInto(unscaled.get(j++).divi(scale.scale()), g);
+                        NDArray u = unscaled.get(j++); // held by step, whose device may be another replica's
+                        OnDevice.copyInto(u.divi(Scalars.of(u, scale.scale())), g);
                         OnDevice.zero(gHalf);
                     }
                 } else {

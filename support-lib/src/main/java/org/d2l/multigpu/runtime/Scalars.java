@@ -16,18 +16,15 @@ public final class Scalars {
 
     /** {@code value} as a scalar array of {@code like}'s type and device, in PyTorch's own memory, attached to {@code like}'s manager. */
     public static NDArray of(NDArray like, double value) {
-        NDManager manager = like.getManager();
-        DataType type = like.getDataType();
-        NDArray owned;
-        try (NDArray java = manager.create(value)) {
-            // duplicate() clones into PyTorch's memory; toType to another type copies too, but to the same type it
-            // returns the tensor over the Java buffer (with copy=true as well)
-            owned = type == DataType.FLOAT64 ? java.duplicate() : java.toType(type, false);
+        NDManager owner = like.getManager();
+        // made on like's device in a manager of that device (DJL's toDevice would add a sub-manager per call when
+        // owner's device is another one); duplicate() clones into PyTorch's memory, toType to another type copies
+        // too, but to the same type it returns the tensor over the Java buffer (with copy=true as well)
+        try (NDManager tmp = owner.newSubManager(like.getDevice())) {
+            NDArray java = tmp.create(value);
+            NDArray owned = like.getDataType() == DataType.FLOAT64 ? java.duplicate() : java.toType(like.getDataType(), false);
+            owned.attach(owner);
+            return owned;
         }
-        NDArray placed = owned.toDevice(like.getDevice(), false);
-        if (placed != owned) {
-            owned.close();
-        }
-        return placed;
     }
 }
