@@ -46,7 +46,7 @@ class SparkTrainerTest {
     // With 2 PyTorch threads in process against 1 per task, rounding differed by 1e-8 to 6e-8 and now and
     // then grew through a ReLU that switched (2.8e-4 at lr 0.3, 3.0e-5 at lr 0.1 over 3 epochs, in CI
     // runs). With one thread on both sides the additions are the same, in the same order.
-    /** Trains one epoch both ways from the same start, one PyTorch thread each, and checks the parameters are equal. */
+    /** Trains one epoch both ways from the same start, one PyTorch thread each, and checks the parameters are equal (k > 2: within the rounding of Spark's sum order). */
     static void assertSameAsInProcess(JavaSparkContext sc, int k, int n, int numBatches, OptimizerFactory opt) {
         List<Minibatch> batches = SyntheticData.minibatches(numBatches, 8, 42);
         try (SparkTrainer spark = SparkTrainer.builder(Models.LENET).setPartitions(k).optAveragingFrequency(n)
@@ -58,12 +58,27 @@ class SparkTrainerTest {
             double diff = viaSpark.maxAbsDifference(inProcess);
             System.out.printf("k=%d, frequency %d, %d minibatches, %s: max |Spark - in-process| = %.2e%n",
                     k, n, numBatches, opt, diff);
-            // each task has one PyTorch thread, as InProcess has: the same additions in the same order
-            assertEquals(0.0, diff, "k=" + k + ", n=" + n + ": max |spark - in-process|");
+            // Each task has one PyTorch thread, as InProcess has: the same additions in the same order, except
+            // that Spark's aggregate adds the partitions' sums in the order their tasks finish. With 2 that
+            // order does not matter (a + b = b + a); with k > 2 the mean may differ by the rounding of its k - 1
+            // additions, (k - 1) u of the largest |parameter| (u = 2^-24), which a following step can grow
+            // (1 + lr |H|, taken as 2 here), and twice that for margin.
+            double bound = k <= 2 ? 0 : 4 * (k - 1) * Math.scalb(1.0, -24) * maxAbs(viaSpark);
+            assertTrue(diff <= bound, "k=" + k + ", n=" + n + ": max |spark - in-process| " + diff + " > " + bound);
             assertTrue(viaSpark.maxAbsDifference(start) > 1e-3, "training moved the parameters");
             int steps = (numBatches + k - 1) / k;
             assertEquals((steps + n - 1) / n, spark.getRounds().size(), "rounds = ceil(in-process rounds / n)");
         }
+    }
+
+    private static double maxAbs(ParameterValues p) {
+        double m = 0;
+        for (float[] v : p.values()) {
+            for (float x : v) {
+                m = Math.max(m, Math.abs(x));
+            }
+        }
+        return m;
     }
 
     @Test
