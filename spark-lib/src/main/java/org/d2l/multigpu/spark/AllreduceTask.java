@@ -121,7 +121,8 @@ final class AllreduceTask extends AbstractFunction1<Iterator<Shard>, Iterator<Ra
                 long compute = 0;
                 long allreduce = 0;
                 long update = 0;
-                long controlBytes = 0;
+                long controlSent = 0;
+                long controlReceived = 0;
                 long sentBefore = ring == null ? 0 : ring.bytesSent();
                 long receivedBefore = ring == null ? 0 : ring.bytesReceived();
                 for (int s = 0; s < steps; s++) {
@@ -152,9 +153,11 @@ final class AllreduceTask extends AbstractFunction1<Iterator<Shard>, Iterator<Ra
                     // Whether the driver asked to stop: rank 0 hears it, the ring tells every rank (its bytes apart).
                     control[0] = rank == 0 && link.stopRequested() ? 1 : 0;
                     if (ring != null) {
-                        long c0 = ring.bytesSent() + ring.bytesReceived();
+                        long sent0 = ring.bytesSent();
+                        long received0 = ring.bytesReceived();
                         ring.allreduce(control, 1);
-                        controlBytes += ring.bytesSent() + ring.bytesReceived() - c0;
+                        controlSent += ring.bytesSent() - sent0;
+                        controlReceived += ring.bytesReceived() - received0;
                     }
                     if (control[0] > 0) {
                         return; // the driver keeps the last epoch reported in full
@@ -163,8 +166,8 @@ final class AllreduceTask extends AbstractFunction1<Iterator<Shard>, Iterator<Ra
                 stepsBefore += steps;
                 ParameterValues trained = ParameterValues.of(net);
                 boolean first = current == plan.firstEpoch();
-                long sent = ring == null ? 0 : ring.bytesSent() - sentBefore - controlBytes / 2;
-                long received = ring == null ? 0 : ring.bytesReceived() - receivedBefore - controlBytes / 2;
+                long sent = ring == null ? 0 : ring.bytesSent() - sentBefore - controlSent;
+                long received = ring == null ? 0 : ring.bytesReceived() - receivedBefore - controlReceived;
                 int buckets = (int) ((elements + plan.bucketElements() - 1) / plan.bucketElements());
                 link.send(new RankResult(rank, rank == 0 ? trained : null,
                         rank == 0 ? PartitionTrainer.copyState(state, net) : null, hash(trained), lossSum, correct,

@@ -34,7 +34,8 @@ import org.d2l.multigpu.collective.RingSchedule;
  * the others' addresses and a random token of the stage through one all-gather (Spark's
  * {@code BarrierTaskContext.allGather}), connects to rank + 1 and accepts only rank - 1 presenting
  * that token; then {@link #allreduce} sums float arrays in buckets with the {@link RingSchedule}
- * of the in-process ring. Every connect, accept and read has a timeout; bytes are counted on the sockets.
+ * of the in-process ring. Every connect, accept and read has a timeout; bytes are counted as the ring
+ * writes and reads them (above the sockets' buffers, so a read-ahead never counts early).
  */
 public final class TcpRing implements AutoCloseable {
 
@@ -63,8 +64,9 @@ public final class TcpRing implements AutoCloseable {
         this.toNext = toNext;
         this.fromPrevious = fromPrevious;
         this.counted = counted;
-        this.out = new DataOutputStream(new BufferedOutputStream(counted.out, 1 << 16));
-        this.in = new DataInputStream(new BufferedInputStream(counted.in, 1 << 16));
+        // Counted above the buffers: what the allreduce wrote and read, not what a read-ahead took early.
+        this.out = new DataOutputStream(counted.out);
+        this.in = new DataInputStream(counted.in);
         this.refused = refused;
         this.handshakeBytes = counted.sent + counted.received;
         counted.sent = 0;
@@ -139,7 +141,8 @@ public final class TcpRing implements AutoCloseable {
                 }
                 if (accepts(peer, token, previous, millis)) {
                     peer.setSoTimeout((int) millis);
-                    counted = new CountingStreams(toNext.getOutputStream(), peer.getInputStream());
+                    counted = new CountingStreams(new BufferedOutputStream(toNext.getOutputStream(), 1 << 16),
+                            new BufferedInputStream(peer.getInputStream(), 1 << 16));
                     counted.sent = 4 + TOKEN_BYTES + 4;
                     counted.received = 4 + TOKEN_BYTES + 4;
                     return new TcpRing(rank, k, millis, toNext, peer, counted, refused);
@@ -301,7 +304,7 @@ public final class TcpRing implements AutoCloseable {
         }
     }
 
-    /** A socket's two streams with the bytes that crossed them. */
+    /** A socket's two (buffered) streams with the bytes written to and read from them. */
     private static final class CountingStreams {
         volatile long sent;
         volatile long received;

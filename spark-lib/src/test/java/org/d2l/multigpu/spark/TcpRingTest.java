@@ -142,6 +142,29 @@ class TcpRingTest {
     }
 
     @Test
+    void theBytesCountedAfterEachAllreduceAreExactlyWhatItMovedEvenWhenThePeerHasAlreadySentMore() throws Exception {
+        // Back to back, a peer that finished call i sends call i + 1's chunk while this rank still reads call i's
+        // last one; a count taken on the socket below the read buffer would then include bytes read ahead.
+        int k = 2;
+        int n = 3;
+        int calls = 2000;
+        RingSchedule schedule = RingSchedule.allreduce(n, k);
+        long[][] counted = new long[k][calls];
+        onRing(k, ring -> {
+            float[] mine = new float[n];
+            for (int c = 0; c < calls; c++) {
+                ring.allreduce(mine, n);
+                counted[ring.rank()][c] = ring.bytesReceived();
+            }
+        });
+        for (int r = 0; r < k; r++) {
+            for (int c = 0; c < calls; c++) {
+                assertEquals(4 * schedule.elementsReceived(r) * (c + 1), counted[r][c], "rank " + r + ", call " + (c + 1));
+            }
+        }
+    }
+
+    @Test
     void aConnectionWithTheWrongTokenIsRefusedAndTheRingStillForms() throws Exception {
         int k = 2;
         AllGather gather = new AllGather(k + 1); // the stray learns the addresses, but not the stage's token

@@ -162,7 +162,7 @@ public final class Claim {
                 + "System.out.println.");
     }
 
-    /** A number in four significant digits (scientific notation when tiny or huge); integers in full. */
+    /** A number in four significant digits, never fewer than its integer digits (scientific notation when tiny or huge); integers in full. */
     private static String number(Number n) {
         if (n instanceof Double || n instanceof Float || n instanceof BigDecimal) {
             double d = n.doubleValue();
@@ -175,6 +175,9 @@ public final class Claim {
             double a = Math.abs(d);
             if (a < 1e-3 || a >= 1e6) {
                 return String.format(Locale.ROOT, "%.3e", d);
+            }
+            if (a >= 1e4) {
+                return String.format(Locale.ROOT, "%.0f", d); // 16134, as a lesson's printf shows it, not 16130
             }
             return new BigDecimal(d).round(new MathContext(4)).stripTrailingZeros().toPlainString();
         }

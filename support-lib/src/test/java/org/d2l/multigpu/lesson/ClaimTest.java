@@ -45,9 +45,11 @@ class ClaimTest {
     }
 
     @Test
-    void numbersAreRoundedToFourSignificantDigitsOrScientificWhenTiny() {
+    void numbersAreRoundedToFourSignificantDigitsButKeepTheirIntegerDigitsOrScientificWhenTiny() {
         assertEquals("0.8493", Claim.format(0.849312));
         assertEquals("1234", Claim.format(1234.4));
+        assertEquals("16134", Claim.format(16134.375)); // never fewer digits than the integer part
+        assertEquals("-99999", Claim.format(-99999.2));
         assertEquals("6.800e-07", Claim.format(6.8e-7));
         assertEquals("1.5", Claim.format(1.5f));
         assertEquals("42", Claim.format(42));
