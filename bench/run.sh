@@ -31,7 +31,10 @@
 # "largebatch": what synchronised BatchNorm and gradient accumulation cost per step: ResNet-18 of width 16, batch 256 on
 # 2 virtual replicas, plain BatchNorm against SyncBatchNorm (optSyncBatchNorm) and against 4 micro-batches per step
 # (optAccumulate(4)), side by side (not part of "all").
-# Usage: bench/run.sh [lenet|resnet18|averaging|precision|spark|gpu|peer|widths|collectives|checkpoint|isa|largebatch|all]   (extra options through BENCH_ARGS, e.g. "--rounds 5")
+# "compression": what gradient compression costs and saves per step: the trainer on 2 virtual replicas, uncompressed and
+# with float16, 1-bit, threshold encoding and PowerSGD (rank 2), error feedback on, LeNet and ResNet-18 of width 16;
+# ms per step, the time compression adds, bytes per step and the link speed at which it breaks even (not part of "all").
+# Usage: bench/run.sh [lenet|resnet18|averaging|precision|spark|gpu|peer|widths|collectives|checkpoint|isa|largebatch|compression|all]   (extra options through BENCH_ARGS, e.g. "--rounds 5")
 # Writes the tables to $BENCH_RESULTS (default bench/RESULTS.md) as well as to the terminal.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -101,6 +104,9 @@ out=$(mktemp)
         echo; run --suite peer --model lenet-sigmoid --batch 256 --steps 30 --warmup 5 --rounds 3 "${peer[@]}"
         echo; run --suite peer --model resnet18 --batch 256 --steps 3 --warmup 1 --rounds 2 --limit 1024 "${peer[@]}"
       fi ;;
+    compression)
+      run_compression() { java --enable-native-access=ALL-UNNAMED -cp "$cp" org.d2l.multigpu.bench.CompressionBench "$@" ${BENCH_ARGS:-}; }
+      run_compression --model lenet; echo; run_compression --model resnet18-w16 --steps 4 --rounds 2 ;;
     largebatch) run --suite largebatch --model resnet18-w16 --batch 256 --steps 5 --warmup 1 --rounds 3 --limit 1536 ;;
     isa) run --suite isa --model lenet; echo; run --suite isa --model resnet18-w16 --batch 256 --steps 5 --warmup 1 --rounds 2 --limit 1536 ;;
     checkpoint)
@@ -109,7 +115,7 @@ out=$(mktemp)
     gpu) run --suite gpu --model lenet --data random; echo; run --suite gpu --model resnet18 --batch 256 --data random ;;
     all) run --model lenet; echo; run --model resnet18; echo; run --suite averaging --model dl4j --batch 256 --steps 40 --warmup 5
       echo; run --suite precision --model lenet; echo; run --suite precision --model resnet18 ;;
-    *) echo "unknown benchmark '$which': use lenet, resnet18, averaging, precision, spark, gpu, peer, widths, collectives, checkpoint, isa, largebatch or all" >&2; exit 2 ;;
+    *) echo "unknown benchmark '$which': use lenet, resnet18, averaging, precision, spark, gpu, peer, widths, collectives, checkpoint, isa, largebatch, compression or all" >&2; exit 2 ;;
   esac
 } | tee "$out"
 results=${BENCH_RESULTS:-bench/RESULTS.md}

@@ -14,12 +14,16 @@ import ai.djl.util.Pair;
 import java.io.IOException;
 import java.io.Serializable;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import org.apache.spark.BarrierTaskContext;
 import org.apache.spark.SparkEnv;
 import org.apache.spark.broadcast.Broadcast;
+import org.d2l.multigpu.collective.Collective;
+import org.d2l.multigpu.collective.Traffic;
 import org.d2l.multigpu.devices.OnDevice;
 import org.d2l.multigpu.eval.Accuracy;
 import org.d2l.multigpu.parallel.NonFiniteLoss;
@@ -33,7 +37,7 @@ import scala.runtime.AbstractFunction1;
  * One barrier task of {@link AllreduceTrainer}'s fit: it loads the driver's parameters (and optimizer
  * state) into its replica, joins the TCP ring of the stage once, and for every step of every epoch of the
  * fit runs forward and backward on its shard of the global batch (its loss weighted by its share of the
- * batch), sums the gradients over the ring and takes the same optimizer update as every other task; after
+ * batch), sums the gradients over the ring through the collective seam ({@link TcpRingCollective}) and takes the same optimizer update as every other task; after
  * each epoch it reports to the driver ({@link DriverLink}), and it stops after a step when the driver asks.
  */
 final class AllreduceTask extends AbstractFunction1<Iterator<Shard>, Iterator<RankResult>> implements Serializable {
@@ -110,6 +114,7 @@ final class AllreduceTask extends AbstractFunction1<Iterator<Shard>, Iterator<Ra
             long elements = all.stream().mapToLong(p -> p.getValue().getArray().size()).sum();
             float[] buffer = new float[Math.toIntExact(elements)];
             float[] control = new float[1];
+            Collective collective = ring == null ? null : new TcpRingCollective(ring, plan.bucketElements());
             Loss loss = Loss.softmaxCrossEntropyLoss();
             NDManager root = all.get(0).getValue().getArray().getManager();
             int steps = shard.batches().size();
@@ -121,10 +126,8 @@ final class AllreduceTask extends AbstractFunction1<Iterator<Shard>, Iterator<Ra
                 long compute = 0;
                 long allreduce = 0;
                 long update = 0;
-                long controlSent = 0;
-                long controlReceived = 0;
-                long sentBefore = ring == null ? 0 : ring.bytesSent();
-                long receivedBefore = ring == null ? 0 : ring.bytesReceived();
+                long sent = 0;
+                long received = 0;
                 for (int s = 0; s < steps; s++) {
                     plan.hook().beforeStep(rank, current, s, current == plan.firstEpoch() ? plan.attempt() : 0);
                     Minibatch b = shard.batches().get(s);
@@ -140,8 +143,10 @@ final class AllreduceTask extends AbstractFunction1<Iterator<Shard>, Iterator<Ra
                         }
                         long t1 = System.nanoTime();
                         flatten(all, buffer, b.size() > 0);
-                        if (ring != null) {
-                            ring.allreduce(buffer, plan.bucketElements());
+                        if (collective != null) {
+                            Traffic t = allreduce(collective, buffer, rank, k, step);
+                            sent += t.sentBytes()[rank];
+                            received += t.receivedBytes()[rank];
                         }
                         long t2 = System.nanoTime();
                         applyUpdate(all, buffer, opt, active, step);
@@ -150,14 +155,10 @@ final class AllreduceTask extends AbstractFunction1<Iterator<Shard>, Iterator<Ra
                         allreduce += t2 - t1;
                         update += t3 - t2;
                     }
-                    // Whether the driver asked to stop: rank 0 hears it, the ring tells every rank (its bytes apart).
+                    // Whether the driver asked to stop: rank 0 hears it, the ring tells every rank (not counted: control).
                     control[0] = rank == 0 && link.stopRequested() ? 1 : 0;
                     if (ring != null) {
-                        long sent0 = ring.bytesSent();
-                        long received0 = ring.bytesReceived();
                         ring.allreduce(control, 1);
-                        controlSent += ring.bytesSent() - sent0;
-                        controlReceived += ring.bytesReceived() - received0;
                     }
                     if (control[0] > 0) {
                         return; // the driver keeps the last epoch reported in full
@@ -166,8 +167,6 @@ final class AllreduceTask extends AbstractFunction1<Iterator<Shard>, Iterator<Ra
                 stepsBefore += steps;
                 ParameterValues trained = ParameterValues.of(net);
                 boolean first = current == plan.firstEpoch();
-                long sent = ring == null ? 0 : ring.bytesSent() - sentBefore - controlSent;
-                long received = ring == null ? 0 : ring.bytesReceived() - receivedBefore - controlReceived;
                 int buckets = (int) ((elements + plan.bucketElements() - 1) / plan.bucketElements());
                 link.send(new RankResult(rank, rank == 0 ? trained : null,
                         rank == 0 ? PartitionTrainer.copyState(state, net) : null, hash(trained), lossSum, correct,
@@ -183,6 +182,19 @@ final class AllreduceTask extends AbstractFunction1<Iterator<Shard>, Iterator<Ra
             }
             ExecutorRuntime.release(model, net);
         }
+    }
+
+    /**
+     * Sums {@code buffer} over the ranks in place through the collective seam ({@code c}, this rank's entry of
+     * {@code k}); returns the traffic it caused.
+     */
+    static Traffic allreduce(Collective c, float[] buffer, int rank, int k, NDManager step) {
+        NDArray flat = step.create(buffer);
+        List<NDArray> slots = new ArrayList<>(Collections.nCopies(k, (NDArray) null));
+        slots.set(rank, flat);
+        Traffic t = c.allreduce("gradients and statistics", slots);
+        System.arraycopy(flat.toFloatArray(), 0, buffer, 0, buffer.length);
+        return t;
     }
 
     /** The epoch this task is training, for its messages. */

@@ -212,6 +212,35 @@ public final class TcpRing implements AutoCloseable {
         }
     }
 
+    /**
+     * The first half of {@link #allreduce}, without buckets: in k - 1 ring steps every rank sends one chunk
+     * to the next, which adds it to its own, until chunk {@code rank} of this rank's {@code data} (chunks
+     * as {@link RingSchedule#ownChunks}) holds the sum over all ranks; the other chunks hold partial sums.
+     */
+    public void reduceScatter(float[] data) throws IOException {
+        RingSchedule ring = RingSchedule.ownChunks(data.length, k);
+        for (int s = 0; s < ring.steps(); s++) {
+            exchange(data, 0, ring, ring.reduceScatterSend(rank, s), ring.reduceScatterReceive(rank, s), true);
+        }
+    }
+
+    /**
+     * The second half of {@link #allreduce}, without buckets: chunk {@code rank} of this rank's {@code data}
+     * (chunks as {@link RingSchedule#ownChunks}) travels round the ring in k - 1 steps, so that afterwards
+     * every rank's data holds every rank's own chunk.
+     */
+    public void allGather(float[] data) throws IOException {
+        RingSchedule ring = RingSchedule.ownChunks(data.length, k);
+        for (int s = 0; s < ring.steps(); s++) {
+            exchange(data, 0, ring, ring.allGatherSend(rank, s), ring.allGatherReceive(rank, s), false);
+        }
+    }
+
+    /** The number of ranks in the ring. */
+    public int size() {
+        return k;
+    }
+
     /** Sends chunk {@code send} to the next rank while receiving chunk {@code receive} from the previous one. */
     private void exchange(float[] data, int offset, RingSchedule ring, int send, int receive, boolean add)
             throws IOException {

@@ -53,7 +53,7 @@ class TcpRingTest {
         }
     }
 
-    private static float[][] data(int k, int n, long seed) {
+    static float[][] data(int k, int n, long seed) {
         Random rnd = new Random(seed);
         float[][] d = new float[k][n];
         for (float[] row : d) {
@@ -65,7 +65,7 @@ class TcpRingTest {
     }
 
     /** Runs {@code body} on k ranks that have joined one ring; returns each rank's ring after the body ran. */
-    private static List<TcpRing> onRing(int k, RingBody body) throws Exception {
+    static List<TcpRing> onRing(int k, RingBody body) throws Exception {
         AllGather gather = new AllGather(k);
         ExecutorService pool = Executors.newFixedThreadPool(k);
         try {
@@ -92,7 +92,7 @@ class TcpRingTest {
         }
     }
 
-    private interface RingBody {
+    interface RingBody {
         void run(TcpRing ring) throws Exception;
     }
 

@@ -41,7 +41,7 @@ public final class Collectives {
             sent[0] += n;
             received[i] += n;
         }
-        return new Traffic(sent, received);
+        return Traffic.elements(sent, received, data.get(0).getDataType().getNumOfBytes());
     }
 
     /**
@@ -73,7 +73,7 @@ public final class Collectives {
                 OnDevice.copyInto(flat.get(i).reshape(shape), data.get(i));
             }
         }
-        return new Traffic(sent, received);
+        return Traffic.elements(sent, received, data.get(0).getDataType().getNumOfBytes());
     }
 
     /**
@@ -109,7 +109,7 @@ public final class Collectives {
                 }
             }
         }
-        return new Traffic(sent, received);
+        return Traffic.elements(sent, received, data.get(0).getDataType().getNumOfBytes());
     }
 
     /**
@@ -143,7 +143,7 @@ public final class Collectives {
                 OnDevice.copyInto(flat.get(i).reshape(data.get(i).getShape()), data.get(i));
             }
         }
-        return new Traffic(sent, received);
+        return Traffic.elements(sent, received, data.get(0).getDataType().getNumOfBytes());
     }
 
     /**

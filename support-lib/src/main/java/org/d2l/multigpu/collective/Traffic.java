@@ -3,10 +3,31 @@ package org.d2l.multigpu.collective;
 import java.util.Arrays;
 
 /**
- * How many elements each device sent and received during one allreduce, indexed by device
- * (elements, not bytes: multiply by 4 for float32).
+ * What a collective moved, indexed by device: the elements each device sent and received (the values
+ * it stands for) and the bytes that crossed the wire for them (4 per float32 element uncompressed,
+ * fewer when a compressor encodes them).
  */
-public record Traffic(long[] sent, long[] received) {
+public record Traffic(long[] sent, long[] received, long[] sentBytes, long[] receivedBytes) {
+
+    /** Traffic of {@code sent} and {@code received} elements of {@code bytesPerElement} bytes each, uncompressed. */
+    public static Traffic elements(long[] sent, long[] received, int bytesPerElement) {
+        return new Traffic(sent, received, times(sent, bytesPerElement), times(received, bytesPerElement));
+    }
+
+    /** No traffic between {@code k} devices. */
+    public static Traffic none(int k) {
+        return new Traffic(new long[k], new long[k], new long[k], new long[k]);
+    }
+
+    /** This traffic and {@code other}'s together, device by device (both between the same devices). */
+    public Traffic plus(Traffic other) {
+        if (other.sent.length != sent.length) {
+            throw new IllegalArgumentException("Cannot add traffic between " + other.sent.length + " devices to traffic "
+                    + "between " + sent.length + ".");
+        }
+        return new Traffic(add(sent, other.sent), add(received, other.received), add(sentBytes, other.sentBytes),
+                add(receivedBytes, other.receivedBytes));
+    }
 
     /** The most elements any one device sent. */
     public long maxSent() {
@@ -23,10 +44,31 @@ public record Traffic(long[] sent, long[] received) {
         return Arrays.stream(sent).sum();
     }
 
+    /** The bytes sent by all devices together. */
+    public long totalSentBytes() {
+        return Arrays.stream(sentBytes).sum();
+    }
+
+    /** The most bytes any one device sent. */
+    public long maxSentBytes() {
+        return Arrays.stream(sentBytes).max().orElse(0);
+    }
+
+    private static long[] times(long[] a, int f) {
+        return Arrays.stream(a).map(v -> v * f).toArray();
+    }
+
+    private static long[] add(long[] a, long[] b) {
+        long[] s = a.clone();
+        for (int i = 0; i < s.length; i++) {
+            s[i] += b[i];
+        }
+        return s;
+    }
+
     @Override
     public String toString() {
         return "Traffic[sent=" + Arrays.toString(sent)
                 + ", received=" + Arrays.toString(received) + "]";
     }
 }
-

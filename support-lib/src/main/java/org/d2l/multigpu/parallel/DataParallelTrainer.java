@@ -17,6 +17,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import org.d2l.multigpu.checkpoint.Checkpoints;
+import org.d2l.multigpu.collective.Collective;
+import org.d2l.multigpu.compression.Compression;
 import org.d2l.multigpu.devices.Devices;
 import org.d2l.multigpu.devices.ReplicaStore;
 import org.d2l.multigpu.eval.Accuracy;
@@ -54,6 +56,7 @@ public final class DataParallelTrainer implements AutoCloseable {
     /** Read and written by {@link TrainerState} for checkpoints, as are masters, precision, history, steps, shuffleSeed. */
     final Optimizer optimizer;
     private final ReplicaSync sync;
+    final Collective collective;
     private final boolean progress;
     private final boolean prefetch;
     final NDManager manager;
@@ -101,7 +104,8 @@ public final class DataParallelTrainer implements AutoCloseable {
         }
         List<Parameter> params = Replicas.parametersOn(net, home);
         precision = PrecisionPolicy.create(s.dataType, s.masterWeights, s.lossScaler, net, devices, params, manager);
-        masters = new Replicas(precision.masters(), params);
+        collective = s.compressor == null ? s.collective : Compression.of(s.compressor, s.collective);
+        masters = new Replicas(precision.masters(), params, collective);
         workers = new ReplicaWorkers(devices, s.concurrent);
         accumulate = s.accumulate;
         batchNormGroup = s.syncBatchNorm ? new BatchNormGroup(SYNC_TIMEOUT_SECONDS) : null;

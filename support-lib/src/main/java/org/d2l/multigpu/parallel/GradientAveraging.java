@@ -1,14 +1,15 @@
 package org.d2l.multigpu.parallel;
 
 import ai.djl.ndarray.NDArray;
-import ai.djl.ndarray.NDManager;
 import ai.djl.nn.Parameter;
 import ai.djl.training.optimizer.Optimizer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.IntStream;
+import org.d2l.multigpu.collective.Collective;
 import org.d2l.multigpu.collective.Partition;
+import org.d2l.multigpu.collective.Traffic;
 import org.d2l.multigpu.devices.OnDevice;
-import org.d2l.multigpu.precision.ParameterBytes;
 
 /**
  * Synchronous data parallelism: gradients are reduced into replica 0, the optimizer updates it once
@@ -76,80 +77,111 @@ public final class GradientAveraging implements ReplicaSync {
         return owner;
     }
 
+    /** Whether the optimizer state is sharded over the replicas ({@link #shardedState()}). */
+    boolean sharded() {
+        return sharded;
+    }
+
     @Override
     public float lossWeight(long shardSize, long batchSize, int replicas) {
         return mean ? (float) shardSize / batchSize : 1f;
     }
 
     /**
-     * Sums the gradients of the first {@code active} replicas (the others hold none: a last batch
-     * smaller than k gives only some replicas a shard, weighted by its share) on each parameter's
-     * owner, updates it there once and copies it to every replica; running statistics are averaged
-     * over the active replicas. Bytes: the reduce (active - 1 copies) plus the broadcast (k - 1
-     * copies) of every array.
+     * Through the replicas' {@link Collective}: each trained parameter's gradients of the first {@code active}
+     * replicas (the others hold none: a last batch smaller than k gives only some replicas a shard, weighted
+     * by its share) are reduced on the parameter's owner, which updates it once and broadcasts it; running
+     * statistics are averaged over the active replicas. With a compressing collective, each gradient is
+     * allreduced instead (every replica, compressed) and every replica takes the same update itself, as DDP
+     * does: parameters never travel. Returns the bytes the collective moved.
      */
     @Override
     public long step(Replicas replicas, Optimizer optimizer, int active) {
-        int k = replicas.size();
+        Collective c = replicas.collective();
         List<Parameter> params = replicas.parameters();
         int[] owner = owners(replicas);
         long bytes = 0;
         for (int j = 0; j < params.size(); j++) {
             Parameter p = params.get(j);
-            NDArray w0 = replicas.get(0).get(p.getId());
-            if (p.requiresGradient()) {
-                update(replicas, p.getId(), owner[j], optimizer, active);
-            } else if (k > 1) {
-                averageStatistics(replicas, p.getId(), active);
+            Traffic t;
+            if (!p.requiresGradient()) {
+                t = replicas.size() > 1 ? averageStatistics(replicas, c.plain(), p.getId(), active) : null;
+            } else if (c.lossy()) {
+                t = updateEverywhere(replicas, c, p.getId(), optimizer);
+            } else {
+                t = update(replicas, c, p.getId(), owner[j], optimizer, active);
             }
-            bytes += ParameterBytes.bytes(w0) * ((active - 1) + (k - 1));
+            bytes += t == null ? 0 : t.totalSentBytes();
         }
         replicas.synced();
         return bytes;
     }
 
     /**
-     * Sums the gradients of parameter {@code id} of the first {@code active} replicas in replica order
-     * (g0 + g1 + ..., whoever owns it) on replica {@code owner}, where the optimizer updates it, then
-     * copies it to the other replicas; every gradient is left at zero.
+     * Reduces the gradients of parameter {@code id} of the first {@code active} replicas in replica order
+     * (g0 + g1 + ..., whoever owns it) into replica {@code owner}'s, where the optimizer updates it, then
+     * broadcasts it to the other replicas; every gradient is left at zero.
      */
-    private static void update(Replicas replicas, String id, int owner, Optimizer optimizer, int active) {
-        NDArray w = replicas.get(owner).get(id);
+    private static Traffic update(Replicas replicas, Collective c, String id, int owner, Optimizer optimizer,
+            int active) {
+        int k = replicas.size();
+        List<NDArray> weights = new ArrayList<>(k);
+        List<NDArray> grads = new ArrayList<>(k);
         // getGradient() returns a new handle on the gradient each call: close each one used.
-        try (NDManager tmp = w.getManager().newSubManager(); NDArray g0 = replicas.get(0).get(id).getGradient()) {
-            NDArray sum = g0;
-            if (owner != 0) {
-                sum = OnDevice.copy(g0, w.getDevice(), tmp); // the owner's buffer for the sum
-                OnDevice.zero(g0);
+        try {
+            for (int i = 0; i < k; i++) {
+                weights.add(replicas.get(i).get(id));
+                grads.add(i < active || i == owner ? weights.get(i).getGradient() : null);
             }
-            for (int i = 1; i < active; i++) {
-                try (NDArray gi = replicas.get(i).get(id).getGradient()) {
-                    OnDevice.addInto(gi, sum);
-                    OnDevice.zero(gi);
+            int[] from = IntStream.range(0, active).toArray();
+            Traffic t = c.reduce(id, grads, from, grads.get(owner), owner);
+            optimizer.update(id, weights.get(owner), grads.get(owner));
+            for (NDArray g : grads) {
+                if (g != null) {
+                    OnDevice.zero(g); // PyTorch adds up gradients: start the next step from zero
                 }
             }
-            optimizer.update(id, w, sum);
-            OnDevice.zero(g0); // PyTorch adds up gradients: start the next step from zero
-        }
-        for (int i = 0; i < replicas.size(); i++) {
-            if (i != owner) {
-                OnDevice.copyInto(w, replicas.get(i).get(id));
-            }
+            return t.plus(c.broadcast(weights.get(owner), owner, weights));
+        } finally {
+            grads.stream().filter(g -> g != null).forEach(NDArray::close);
         }
     }
 
-    /** Averages running statistics of the active replicas into replica 0 and copies the mean to every replica. */
-    private static void averageStatistics(Replicas replicas, String id, int active) {
-        NDArray w0 = replicas.get(0).get(id);
-        if (active > 1) {
-            for (int i = 1; i < active; i++) {
-                OnDevice.addInto(replicas.get(i).get(id), w0);
+    /**
+     * Allreduces the gradients of parameter {@code id} of every replica (zero where a replica had no
+     * examples) through the compressing collective {@code c}; each replica then updates its own copy with
+     * its own optimizer state (key {@code id@workerI} as with parameter averaging), all alike.
+     */
+    private static Traffic updateEverywhere(Replicas replicas, Collective c, String id, Optimizer optimizer) {
+        int k = replicas.size();
+        List<NDArray> grads = new ArrayList<>(k);
+        try {
+            for (int i = 0; i < k; i++) {
+                grads.add(replicas.get(i).get(id).getGradient());
             }
+            Traffic t = k > 1 ? c.allreduce(id, grads) : Traffic.none(1);
+            for (int i = 0; i < k; i++) {
+                optimizer.update(ParameterAveraging.stateKey(id, i), replicas.get(i).get(id), grads.get(i));
+                OnDevice.zero(grads.get(i));
+            }
+            return t;
+        } finally {
+            grads.forEach(NDArray::close);
+        }
+    }
+
+    /** Averages running statistics of the active replicas into replica 0 and broadcasts the mean to every replica. */
+    private static Traffic averageStatistics(Replicas replicas, Collective c, String id, int active) {
+        List<NDArray> stats = new ArrayList<>(replicas.size());
+        for (int i = 0; i < replicas.size(); i++) {
+            stats.add(replicas.get(i).get(id));
+        }
+        NDArray w0 = stats.get(0);
+        Traffic t = c.reduce(id, stats, IntStream.range(0, active).toArray(), w0, 0);
+        if (active > 1) {
             w0.divi(active);
         }
-        for (int i = 1; i < replicas.size(); i++) {
-            OnDevice.copyInto(w0, replicas.get(i).get(id));
-        }
+        return t.plus(c.broadcast(w0, 0, stats));
     }
 
     @Override
@@ -157,10 +189,19 @@ public final class GradientAveraging implements ReplicaSync {
         OptimizerState state = OptimizerState.of(optimizer);
         List<Parameter> params = replicas.parameters();
         int[] owner = owners(replicas);
+        boolean everywhere = replicas.collective().lossy();
         long[] bytes = new long[replicas.size()];
         for (int j = 0; j < params.size(); j++) {
-            if (params.get(j).requiresGradient()) {
-                bytes[owner[j]] += state.bytes(params.get(j).getId(), replicas.get(owner[j]).device());
+            if (!params.get(j).requiresGradient()) {
+                continue;
+            }
+            String id = params.get(j).getId();
+            if (everywhere) {
+                for (int i = 0; i < replicas.size(); i++) {
+                    bytes[i] += state.bytes(ParameterAveraging.stateKey(id, i), replicas.get(i).device());
+                }
+            } else {
+                bytes[owner[j]] += state.bytes(id, replicas.get(owner[j]).device());
             }
         }
         return bytes;

@@ -9,7 +9,8 @@ import java.util.ArrayList;
 import java.util.List;
 import org.d2l.multigpu.devices.OnDevice;
 import org.d2l.multigpu.devices.ReplicaStore;
-import org.d2l.multigpu.precision.ParameterBytes;
+import org.d2l.multigpu.collective.Collective;
+import org.d2l.multigpu.collective.Traffic;
 
 /**
  * Parameter averaging as Deeplearning4j's {@code ParallelWrapper} does it: each of the k workers
@@ -110,7 +111,10 @@ public final class ParameterAveraging implements ReplicaSync {
         return worker == 0 ? id : id + "@worker" + worker;
     }
 
-    /** Averages over the workers that stepped since the last averaging, writes the mean to all; returns the bytes. */
+    /**
+     * Averages over the workers that stepped since the last averaging, through the replicas' collective
+     * (a reduce on replica 0, then a broadcast), and writes the mean to all; returns the bytes moved.
+     */
     private long average(Replicas replicas, Optimizer optimizer) {
         List<Parameter> params = replicas.parameters();
         List<Integer> from = replicas.steppedSinceSync();
@@ -121,33 +125,31 @@ public final class ParameterAveraging implements ReplicaSync {
         if (from.isEmpty()) {
             from.add(0);
         }
+        Collective c = replicas.collective().plain();
         long bytes = 0;
         Device home = replicas.get(0).device();
         try (NDManager tmp = NDManager.newBaseManager(home)) {
             for (Parameter p : params) {
                 List<NDArray> values = new ArrayList<>();
-                for (int i : from) {
-                    values.add(replicas.get(i).get(p.getId()));
-                }
-                NDArray mean = mean(values, tmp);
                 for (ReplicaStore r : replicas.stores()) {
-                    OnDevice.copyInto(mean, r.get(p.getId()));
+                    values.add(r.get(p.getId()));
                 }
-                bytes += ParameterBytes.bytes(mean) * (sentToHome(from) + replicas.size() - 1);
+                bytes += mean(c, p.getId(), values, from, tmp, values).totalSentBytes();
             }
             if (averageUpdaters) {
-                bytes += averageState(replicas, params, optimizer, from, tmp);
+                bytes += averageState(replicas, c, params, optimizer, from, tmp);
             }
         }
         replicas.synced();
         return bytes;
     }
 
-    private static long averageState(Replicas replicas, List<Parameter> params, Optimizer optimizer,
+    private static long averageState(Replicas replicas, Collective c, List<Parameter> params, Optimizer optimizer,
             List<Integer> from, NDManager tmp) {
         OptimizerState state = OptimizerState.of(optimizer);
         long bytes = 0;
         boolean found = false;
+        int k = replicas.size();
         for (int kind = 0; kind < state.kinds(); kind++) {
             for (Parameter p : params) {
                 if (!p.requiresGradient()) {
@@ -155,22 +157,26 @@ public final class ParameterAveraging implements ReplicaSync {
                 }
                 List<NDArray> values = new ArrayList<>();
                 List<Integer> with = new ArrayList<>();
-                for (int i : from) {
+                for (int i = 0; i < k; i++) {
                     NDArray s = state.get(kind, stateKey(p.getId(), i), replicas.get(i).device());
-                    if (s != null) {
-                        values.add(s);
+                    values.add(s);
+                    if (s != null && from.contains(i)) {
                         with.add(i);
                     }
                 }
-                if (values.isEmpty()) {
+                if (with.isEmpty()) {
                     continue; // this optimizer keeps no state of this kind for the parameter yet
                 }
                 found = true;
-                NDArray mean = mean(values, tmp);
-                for (int i = 0; i < replicas.size(); i++) {
-                    state.set(kind, stateKey(p.getId(), i), replicas.get(i).device(), mean);
+                NDArray some = values.get(with.get(0));
+                List<NDArray> targets = new ArrayList<>(k);
+                for (int i = 0; i < k; i++) {
+                    if (values.get(i) == null) { // a worker that has no state yet gets the mean
+                        state.set(kind, stateKey(p.getId(), i), replicas.get(i).device(), some);
+                    }
+                    targets.add(state.get(kind, stateKey(p.getId(), i), replicas.get(i).device()));
                 }
-                bytes += ParameterBytes.bytes(mean) * (sentToHome(with) + replicas.size() - 1);
+                bytes += mean(c, p.getId(), values, with, tmp, targets).totalSentBytes();
             }
         }
         if (!found && OptimizerState.keepsState(optimizer)) {
@@ -181,18 +187,17 @@ public final class ParameterAveraging implements ReplicaSync {
         return bytes;
     }
 
-    /** The element-wise mean of {@code values} on {@code tmp}'s device, attached to {@code tmp}. */
-    private static NDArray mean(List<NDArray> values, NDManager tmp) {
-        NDArray sum = OnDevice.copy(values.get(0), tmp.getDevice(), tmp);
-        for (int j = 1; j < values.size(); j++) {
-            OnDevice.addInto(values.get(j), sum);
-        }
-        return sum.divi(values.size());
-    }
-
-    /** How many of the workers {@code from} send their copy to worker 0 for the mean (all but worker 0 itself). */
-    private static int sentToHome(List<Integer> from) {
-        return from.size() - (from.contains(0) ? 1 : 0);
+    /**
+     * The element-wise mean of {@code values} of the workers {@code from} (in order), reduced on replica 0
+     * into a buffer of {@code tmp} and broadcast into every array of {@code targets}; returns the traffic.
+     */
+    private static Traffic mean(Collective c, String key, List<NDArray> values, List<Integer> from, NDManager tmp,
+            List<NDArray> targets) {
+        NDArray first = values.get(from.get(0));
+        NDArray sum = tmp.zeros(first.getShape(), first.getDataType());
+        Traffic t = c.reduce(key, values, from.stream().mapToInt(Integer::intValue).toArray(), sum, 0);
+        sum.divi(from.size());
+        return t.plus(c.broadcast(sum, 0, targets));
     }
 
     @Override

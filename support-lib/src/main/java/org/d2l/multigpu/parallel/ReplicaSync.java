@@ -9,14 +9,14 @@ import ai.djl.training.optimizer.Optimizer;
  * setting without state: what it needs to remember (rounds since the last averaging) the trainer's
  * {@link Replicas} keep.
  *
- * <p>What a synchronisation's bytes count, the same way for both rules: the traffic of an allreduce
- * through replica 0, both directions. The reduce is every replica that takes part, other than replica
- * 0, sending its copy of each array combined to replica 0 (gradients and running statistics; with
- * parameter averaging, parameters, running statistics and optimizer state); the broadcast is replica
- * 0 sending the result to each of the other k - 1 replicas (with gradient averaging the updated
- * parameters, which are as large as the gradients). So k replicas that all take part move
- * 2(k - 1) copies of every array, virtual replicas included (they count what k devices would
- * move), and a single replica synchronises nothing: 0 syncs and 0 bytes.
+ * <p>A synchronisation's bytes are what the replicas' {@link org.d2l.multigpu.collective.Collective} moved
+ * ({@code Traffic}), counted the same way for both rules: with {@code Collective.direct()} the reduce is
+ * every replica that takes part, other than the root, sending its copy of each array to the root
+ * (gradients and running statistics; with parameter averaging, parameters, running statistics and
+ * optimizer state), and the broadcast is the root sending the result to each of the other k - 1 replicas
+ * (with gradient averaging the updated parameters, as large as the gradients). So k replicas that all
+ * take part move 2(k - 1) copies of every array, virtual replicas included (they count what k devices
+ * would move), and a single replica synchronises nothing: 0 syncs and 0 bytes.
  */
 public interface ReplicaSync {
 

@@ -11,6 +11,7 @@ import java.util.BitSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.d2l.multigpu.collective.Collective;
 import org.d2l.multigpu.devices.OnDevice;
 import org.d2l.multigpu.devices.ReplicaStore;
 
@@ -24,12 +25,14 @@ public final class Replicas {
 
     private final List<ReplicaStore> stores;
     private final List<Parameter> params;
+    private final Collective collective;
     private final BitSet stepped = new BitSet();
     private int rounds;
 
-    Replicas(List<ReplicaStore> stores, List<Parameter> params) {
+    Replicas(List<ReplicaStore> stores, List<Parameter> params, Collective collective) {
         this.stores = List.copyOf(stores);
         this.params = List.copyOf(params);
+        this.collective = collective;
     }
 
     /**
@@ -50,6 +53,11 @@ public final class Replicas {
             params.add(p.getValue());
         }
         return params;
+    }
+
+    /** The collective through which the rule moves arrays between the replicas (and what it keeps, if it compresses). */
+    public Collective collective() {
+        return collective;
     }
 
     /** The number of replicas. */

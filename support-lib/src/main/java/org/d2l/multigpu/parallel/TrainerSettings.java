@@ -17,6 +17,8 @@ import org.d2l.multigpu.models.Init;
 import org.d2l.multigpu.precision.LossScaler;
 import org.d2l.multigpu.precision.PrecisionPolicy;
 import org.d2l.multigpu.runtime.Djl;
+import org.d2l.multigpu.collective.Collective;
+import org.d2l.multigpu.compression.Compressor;
 import org.d2l.multigpu.runtime.Env;
 
 /**
@@ -42,6 +44,8 @@ public abstract class TrainerSettings<B extends TrainerSettings<B>> {
     Long shuffleSeed;
     boolean syncBatchNorm;
     int accumulate = 1;
+    Collective collective = Collective.direct();
+    Compressor compressor;
 
     TrainerSettings(Block net) {
         if (net == null) {
@@ -220,6 +224,29 @@ public abstract class TrainerSettings<B extends TrainerSettings<B>> {
         return self();
     }
 
+    /**
+     * The collective through which the rule moves gradients, parameters and statistics between the replicas:
+     * {@link Collective#direct()} (default: sums in replica order on one replica) or {@link Collective#ring()}.
+     */
+    public B optCollective(Collective collective) {
+        if (collective == null) {
+            throw new IllegalArgumentException("optCollective needs a collective: Collective.direct() or Collective.ring().");
+        }
+        this.collective = collective;
+        return self();
+    }
+
+    /**
+     * Gradient compression (gradient averaging only): every step each replica's gradients are allreduced
+     * through {@code compressor} ({@link Compressor#float16}, {@link Compressor#threshold}, {@link
+     * Compressor#oneBit}, {@link Compressor#powerSgd}) and every replica takes the update itself; what the
+     * compressor keeps (residuals, thresholds, Q) is in the checkpoints. Default none.
+     */
+    public B optCompression(Compressor compressor) {
+        this.compressor = compressor;
+        return self();
+    }
+
     /** Whether progress bars are on: env {@code D2L_PROGRESS} or property {@code d2l.progress} = false turns them off. */
     static boolean progressByDefault() {
         return Env.isOn("D2L_PROGRESS", true);
@@ -256,7 +283,27 @@ public abstract class TrainerSettings<B extends TrainerSettings<B>> {
         if (syncBatchNorm) {
             checkSyncBatchNorm();
         }
+        if (compressor != null) {
+            checkCompression();
+        }
         return this;
+    }
+
+    private void checkCompression() {
+        if (sync.ownMinibatches()) {
+            throw new IllegalArgumentException("optCompression compresses the gradients that gradient averaging sums every "
+                    + "step; " + sync.describe() + " averages parameters and optimizer state instead, which it does not "
+                    + "compress: drop optCompression or use GradientAveraging.mean().");
+        }
+        if (sync instanceof GradientAveraging g && g.sharded()) {
+            throw new IllegalArgumentException("optCompression has every replica update its own copy from the compressed "
+                    + "gradients, while GradientAveraging.shardedState() updates each parameter on one owner: choose one "
+                    + "(GradientAveraging.mean() with compression, or the sharded state without).");
+        }
+        if (dataType != DataType.FLOAT32 && !masterWeights) {
+            throw new IllegalArgumentException("optCompression compresses float32 gradients, but pure " + dataType
+                    + " (optMasterWeights(false)) has " + dataType + " gradients: keep float32 master weights.");
+        }
     }
 
     private void checkSyncBatchNorm() {

@@ -13,6 +13,8 @@ import java.util.Map;
 import org.d2l.multigpu.checkpoint.Checkpoint;
 import org.d2l.multigpu.checkpoint.CheckpointPart;
 import org.d2l.multigpu.checkpoint.ParameterFile;
+import org.d2l.multigpu.compression.Compression;
+import org.d2l.multigpu.compression.CompressionState;
 import org.d2l.multigpu.devices.ReplicaStore;
 import org.d2l.multigpu.precision.LossScale;
 import org.d2l.multigpu.runtime.NoGrad;
@@ -60,6 +62,9 @@ final class TrainerState implements CheckpointPart {
         if (t.syncBatchNorm()) {
             id.put("BatchNorm statistics", "synchronised over the replicas");
         }
+        if (t.collective instanceof Compression c) {
+            id.put("compression", c.compressor().describe());
+        }
         id.putAll(new java.util.TreeMap<>(data));
         for (Pair<String, Parameter> p : t.getNet().getParameters()) {
             NDArray a = p.getValue().getArray();
@@ -87,6 +92,9 @@ final class TrainerState implements CheckpointPart {
         }
         props.putAll(OptimizerCounts.of(t.optimizer, k -> rename(k, nameOfId)));
         out.putText("trainer.properties", props);
+        if (t.collective instanceof Compression c) {
+            saveCompression(c.state(), out);
+        }
         out.put("history.csv", MetricsHistory.encode(t.getHistory()));
     }
 
@@ -113,6 +121,9 @@ final class TrainerState implements CheckpointPart {
             });
         }
         OptimizerCounts.load(t.optimizer, props, k -> rename(k, idOfName));
+        if (t.collective instanceof Compression c) {
+            loadCompression(c.state(), in);
+        }
         LossScale scale = t.getLossScale();
         if (scale != null) {
             scale.restore(Float.parseFloat(props.get("lossScale")), Integer.parseInt(props.get("lossScaleGoodSteps")),
@@ -123,6 +134,28 @@ final class TrainerState implements CheckpointPart {
         t.history.addAll(MetricsHistory.decode(in.get("history.csv")));
         t.steps = Long.parseLong(props.get("steps"));
         t.shuffleSeed = Long.parseLong(props.get("shuffleSeed"));
+    }
+
+    /** Copies what the compressor keeps (residuals, thresholds, PowerSGD's Q) into {@code out}, keyed by parameter names. */
+    private void saveCompression(CompressionState state, Checkpoint out) {
+        try (NDManager tmp = NDManager.newBaseManager(Device.cpu())) {
+            Map<String, NDArray> arrays = new LinkedHashMap<>();
+            state.arrays().forEach((name, values) -> arrays.put(rename(name, nameOfId), tmp.create(values.clone())));
+            out.put("compression.ndlist", ParameterFile.encode(arrays));
+        }
+        Map<String, String> numbers = new LinkedHashMap<>();
+        state.numbers().forEach((name, value) -> numbers.put(rename(name, nameOfId), Double.toHexString(value)));
+        out.putText("compression.properties", numbers);
+    }
+
+    /** Puts the compressor's state saved in {@code in} back, by parameter names. */
+    private void loadCompression(CompressionState state, Checkpoint in) {
+        state.clear();
+        try (NDManager tmp = NDManager.newBaseManager(Device.cpu())) {
+            ParameterFile.decode(in.get("compression.ndlist"), tmp)
+                    .forEach((name, value) -> state.put(rename(name, idOfName), value.toFloatArray()));
+        }
+        in.text("compression.properties").forEach((name, value) -> state.put(rename(name, idOfName), Double.parseDouble(value)));
     }
 
     /** The first replica on {@code device}, where optimizer state kept for that device belongs. */

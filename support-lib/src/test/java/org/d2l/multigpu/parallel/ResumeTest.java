@@ -4,6 +4,7 @@ import ai.djl.ndarray.types.DataType;
 import ai.djl.training.optimizer.Optimizer;
 import ai.djl.training.tracker.Tracker;
 import java.nio.file.Path;
+import org.d2l.multigpu.compression.Compressor;
 import org.d2l.multigpu.precision.LossScaler;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -82,5 +83,26 @@ class ResumeTest {
     void shardedOptimizerStateResumesToTheUnbrokenRun() {
         r.assertResumeEqualsUnbroken(2, 3, 2, dir.resolve("a"), dir.resolve("b"),
                 b -> b.optOptimizer(adam()).optSync(GradientAveraging.shardedState()));
+    }
+
+    @Test
+    void oneBitCompressionWithErrorFeedbackResumesToTheUnbrokenRun() {
+        // the residuals carry what was not sent: a resumed run without them would send other updates
+        r.assertResumeEqualsUnbroken(2, 3, 1, dir.resolve("a"), dir.resolve("b"),
+                b -> b.optOptimizer(momentum()).optCompression(Compressor.oneBit(true)));
+    }
+
+    @Test
+    void thresholdCompressionResumesToTheUnbrokenRun() {
+        // each replica's adapted threshold, its residual and the steps to the next clipping are state
+        r.assertResumeEqualsUnbroken(2, 3, 2, dir.resolve("a"), dir.resolve("b"),
+                b -> b.optOptimizer(momentum()).optCompression(Compressor.threshold(1e-3, true)));
+    }
+
+    @Test
+    void powerSgdCompressionResumesToTheUnbrokenRun() {
+        // Q (warm start), the residuals and the step count (plain steps first) are state
+        r.assertResumeEqualsUnbroken(2, 3, 1, dir.resolve("a"), dir.resolve("b"),
+                b -> b.optOptimizer(adam()).optCompression(Compressor.powerSgd(2, 3, true)));
     }
 }

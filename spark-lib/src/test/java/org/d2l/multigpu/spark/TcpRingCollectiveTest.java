@@ -1,0 +1,86 @@
+package org.d2l.multigpu.spark;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDManager;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import org.d2l.multigpu.collective.Collective;
+import org.d2l.multigpu.collective.Collectives;
+import org.d2l.multigpu.collective.RingSchedule;
+import org.d2l.multigpu.collective.Traffic;
+import org.d2l.multigpu.runtime.Djl;
+import org.junit.jupiter.api.Test;
+
+/** The collective seam over the TCP ring: the same sums as the in-process collectives, and this rank's bytes. */
+class TcpRingCollectiveTest {
+
+    /** A list of k entries with only {@code rank}'s set, as a rank of the ring sees its replicas. */
+    private static List<NDArray> mine(int k, int rank, NDArray a) {
+        List<NDArray> slots = new ArrayList<>(Collections.nCopies(k, (NDArray) null));
+        slots.set(rank, a);
+        return slots;
+    }
+
+    @Test
+    void allreduceReduceScatterAndAllGatherGiveTheInProcessResultsBitForBit() throws Exception {
+        Djl.setup();
+        int k = 3;
+        int n = 1001;
+        float[][] input = TcpRingTest.data(k, n, 11);
+        float[][] summed = new float[k][];
+        float[][] shard = new float[k][];
+        float[][] gathered = new float[k][];
+        long[][] bytes = new long[k][];
+        TcpRingTest.onRing(k, ring -> {
+            int r = ring.rank();
+            Collective c = new TcpRingCollective(ring, n);
+            try (NDManager m = NDManager.newBaseManager()) {
+                NDArray a = m.create(input[r]);
+                Traffic t = c.allreduce("w", mine(k, r, a));
+                summed[r] = a.toFloatArray();
+                NDArray b = m.create(input[r]);
+                NDArray s = m.zeros(new ai.djl.ndarray.types.Shape(Collectives.chunkSizes(n, k)[r]));
+                Traffic rs = c.reduceScatter(mine(k, r, b), mine(k, r, s));
+                shard[r] = s.toFloatArray();
+                NDArray out = m.zeros(new ai.djl.ndarray.types.Shape(n));
+                Traffic ag = c.allGather(mine(k, r, s), mine(k, r, out));
+                gathered[r] = out.toFloatArray();
+                bytes[r] = new long[] {t.sentBytes()[r], t.receivedBytes()[r], rs.sentBytes()[r], ag.sentBytes()[r]};
+                assertThrows(UnsupportedOperationException.class, () -> c.broadcast(a, 0, mine(k, r, a)));
+            }
+        });
+        try (NDManager m = NDManager.newBaseManager()) {
+            List<NDArray> ring = new ArrayList<>();
+            List<NDArray> data = new ArrayList<>();
+            List<NDArray> shards = new ArrayList<>();
+            for (int r = 0; r < k; r++) {
+                ring.add(m.create(input[r]));
+                data.add(m.create(input[r]));
+                shards.add(m.zeros(new ai.djl.ndarray.types.Shape(Collectives.chunkSizes(n, k)[r])));
+            }
+            Collectives.ringAllreduce(ring);
+            Collectives.reduceScatter(data, shards);
+            List<NDArray> gather = new ArrayList<>();
+            for (int r = 0; r < k; r++) {
+                gather.add(m.zeros(new ai.djl.ndarray.types.Shape(n)));
+            }
+            Collectives.allGather(shards, gather);
+            RingSchedule schedule = RingSchedule.allreduce(n, k);
+            long[] chunks = Collectives.chunkSizes(n, k);
+            for (int r = 0; r < k; r++) {
+                assertArrayEquals(ring.get(r).toFloatArray(), summed[r], 0f, "allreduce, rank " + r);
+                assertArrayEquals(shards.get(r).toFloatArray(), shard[r], 0f, "reduce-scatter, rank " + r);
+                assertArrayEquals(gather.get(r).toFloatArray(), gathered[r], 0f, "all-gather, rank " + r);
+                assertEquals(4 * schedule.elementsSent(r), bytes[r][0], "allreduce bytes sent, rank " + r);
+                assertEquals(4 * schedule.elementsReceived(r), bytes[r][1], "allreduce bytes received, rank " + r);
+                assertEquals(4 * (n - chunks[r]), bytes[r][2], "reduce-scatter: every chunk but its own, rank " + r);
+                assertEquals(4 * (n - chunks[(r + 1) % k]), bytes[r][3], "all-gather: every chunk but the next rank's, rank " + r);
+            }
+        }
+    }
+}

@@ -1,0 +1,146 @@
+package org.d2l.multigpu.collective;
+
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.index.NDIndex;
+import java.util.ArrayList;
+import java.util.List;
+import org.d2l.multigpu.devices.OnDevice;
+
+/**
+ * The collectives between replicas in one process, on their devices: {@link Collective#direct()} sums
+ * in replica order on the root (bit for bit what one device would add up), {@link Collective#ring()}
+ * runs the ring's steps; both broadcast from the root to each replica and use the ring for
+ * reduce-scatter and all-gather.
+ */
+final class InProcessCollective implements Collective {
+
+    static final InProcessCollective DIRECT = new InProcessCollective(false);
+    static final InProcessCollective RING = new InProcessCollective(true);
+
+    private final boolean ring;
+
+    private InProcessCollective(boolean ring) {
+        this.ring = ring;
+    }
+
+    @Override
+    public Traffic reduce(String key, List<NDArray> data, int[] from, NDArray into, int root) {
+        if (from.length == 0) {
+            throw new IllegalArgumentException("reduce of " + key + " needs at least one array to sum.");
+        }
+        return ring && from.length > 1 ? ringReduce(data, from, into, root) : directReduce(data, from, into, root);
+    }
+
+    /** Every replica of {@code from} but the root sends its array to the root, which adds them in order. */
+    static Traffic directReduce(List<NDArray> data, int[] from, NDArray into, int root) {
+        int k = data.size();
+        long n = into.size();
+        long[] sent = new long[k];
+        long[] received = new long[k];
+        boolean inPlace = data.get(from[0]) == into;
+        for (int j = 1; j < from.length && inPlace; j++) {
+            inPlace = data.get(from[j]) != into;
+        }
+        try (NDManager tmp = into.getManager().newSubManager()) {
+            NDArray sum = inPlace ? into : OnDevice.copy(data.get(from[0]), into.getDevice(), tmp);
+            for (int j = 0; j < from.length; j++) {
+                if (j > 0) {
+                    OnDevice.addInto(data.get(from[j]), sum); // a copy made to cross devices is freed at once
+                }
+                if (from[j] != root) {
+                    sent[from[j]] += n;
+                    received[root] += n;
+                }
+            }
+            if (!inPlace) {
+                OnDevice.copyInto(sum, into);
+            }
+        }
+        return Traffic.elements(sent, received, into.getDataType().getNumOfBytes());
+    }
+
+    /** Ring reduce-scatter among {@code from}, then each one's summed chunk to the root. */
+    private static Traffic ringReduce(List<NDArray> data, int[] from, NDArray into, int root) {
+        int k = data.size();
+        int m = from.length;
+        List<NDArray> part = new ArrayList<>(m);
+        for (int i : from) {
+            part.add(data.get(i));
+        }
+        long[] sent = new long[k];
+        long[] received = new long[k];
+        try (NDManager tmp = into.getManager().newSubManager()) {
+            List<NDArray> shards = new ArrayList<>(m);
+            for (int j = 0; j < m; j++) {
+                try (NDArray whole = part.get(j).reshape(-1)) {
+                    NDArray s = Collectives.shard(whole, m, j);
+                    s.attach(tmp);
+                    shards.add(s);
+                }
+            }
+            Traffic scatter = Collectives.reduceScatter(part, shards);
+            long[] starts = new long[m + 1];
+            long[] sizes = Collectives.chunkSizes(into.size(), m);
+            for (int j = 0; j < m; j++) {
+                starts[j + 1] = starts[j] + sizes[j];
+                sent[from[j]] += scatter.sent()[j];
+                received[from[j]] += scatter.received()[j];
+            }
+            NDArray flat = tmp.zeros(new ai.djl.ndarray.types.Shape(into.size()), into.getDataType(), into.getDevice());
+            for (int j = 0; j < m; j++) {
+                if (sizes[j] == 0) {
+                    continue;
+                }
+                NDArray chunk = OnDevice.copy(shards.get(j), into.getDevice(), tmp);
+                flat.set(new NDIndex("{}:{}", starts[j], starts[j + 1]), chunk);
+                if (from[j] != root) {
+                    sent[from[j]] += sizes[j];
+                    received[root] += sizes[j];
+                }
+            }
+            OnDevice.copyInto(flat.reshape(into.getShape()), into);
+        }
+        return Traffic.elements(sent, received, into.getDataType().getNumOfBytes());
+    }
+
+    @Override
+    public Traffic broadcast(NDArray value, int root, List<NDArray> data) {
+        int k = data.size();
+        long[] sent = new long[k];
+        long[] received = new long[k];
+        for (int i = 0; i < k; i++) {
+            NDArray dst = data.get(i);
+            if (dst == value) {
+                continue;
+            }
+            OnDevice.copyInto(value, dst);
+            if (i != root) {
+                sent[root] += value.size();
+                received[i] += value.size();
+            }
+        }
+        return Traffic.elements(sent, received, value.getDataType().getNumOfBytes());
+    }
+
+    @Override
+    public Traffic allreduce(String key, List<NDArray> data) {
+        return ring ? Collectives.ringAllreduce(data) : Collectives.allreduce(data);
+    }
+
+    @Override
+    public Traffic reduceScatter(List<NDArray> data, List<NDArray> shards) {
+        return Collectives.reduceScatter(data, shards);
+    }
+
+    @Override
+    public Traffic allGather(List<NDArray> shards, List<NDArray> data) {
+        return Collectives.allGather(shards, data);
+    }
+
+    @Override
+    public String describe() {
+        return ring ? "in-process ring (reduce-scatter and gather, ring allreduce)"
+                : "in-process, through a root (sums in replica order)";
+    }
+}

@@ -1,0 +1,102 @@
+package org.d2l.multigpu.compression;
+
+import ai.djl.ndarray.NDArray;
+import java.util.ArrayList;
+import java.util.List;
+import org.d2l.multigpu.collective.Collective;
+import org.d2l.multigpu.collective.Traffic;
+import org.d2l.multigpu.devices.OnDevice;
+
+/**
+ * A {@link Collective} that compresses what it sums: {@link #allreduce} and {@link #reduce} go through a
+ * {@link Compressor} and its {@link CompressionState}; broadcast, reduce-scatter and all-gather (parameters,
+ * not gradients) go through the wrapped collective as they are, as does {@link #plain()}.
+ */
+public final class Compression implements Collective {
+
+    private final Compressor compressor;
+    private final Collective wire;
+    private final CompressionState state = new CompressionState();
+
+    private Compression(Compressor compressor, Collective wire) {
+        this.compressor = compressor;
+        this.wire = wire;
+    }
+
+    /** {@code compressor} over {@code wire} (which moves what is not compressed), with a state of its own. */
+    public static Compression of(Compressor compressor, Collective wire) {
+        if (compressor == null || wire == null) {
+            throw new IllegalArgumentException("Compression needs a compressor and a collective to send through.");
+        }
+        return new Compression(compressor, wire);
+    }
+
+    /** The compressor. */
+    public Compressor compressor() {
+        return compressor;
+    }
+
+    /** What the compressor remembers between steps (residuals, thresholds, Q), which checkpoints carry. */
+    public CompressionState state() {
+        return state;
+    }
+
+    @Override
+    public Collective plain() {
+        return wire;
+    }
+
+    @Override
+    public boolean lossy() {
+        return true;
+    }
+
+    @Override
+    public Traffic allreduce(String key, List<NDArray> data) {
+        return compressor.allreduce(key, data, wire, state);
+    }
+
+    /**
+     * The compressed allreduce of the arrays of {@code from}, whose result goes into {@code into}: it
+     * sends what {@link #allreduce} sends among those replicas.
+     */
+    @Override
+    public Traffic reduce(String key, List<NDArray> data, int[] from, NDArray into, int root) {
+        List<NDArray> part = new ArrayList<>(from.length);
+        for (int i : from) {
+            part.add(data.get(i).duplicate());
+        }
+        Traffic t = compressor.allreduce(key, part, wire, state);
+        OnDevice.copyInto(part.get(0), into);
+        part.forEach(NDArray::close);
+        int k = data.size();
+        long[][] f = {new long[k], new long[k], new long[k], new long[k]};
+        for (int j = 0; j < from.length; j++) {
+            f[0][from[j]] = t.sent()[j];
+            f[1][from[j]] = t.received()[j];
+            f[2][from[j]] = t.sentBytes()[j];
+            f[3][from[j]] = t.receivedBytes()[j];
+        }
+        return new Traffic(f[0], f[1], f[2], f[3]);
+    }
+
+    @Override
+    public Traffic broadcast(NDArray value, int root, List<NDArray> data) {
+        return wire.broadcast(value, root, data);
+    }
+
+    @Override
+    public Traffic reduceScatter(List<NDArray> data, List<NDArray> shards) {
+        return wire.reduceScatter(data, shards);
+    }
+
+    @Override
+    public Traffic allGather(List<NDArray> shards, List<NDArray> data) {
+        return wire.allGather(shards, data);
+    }
+
+    @Override
+    public String describe() {
+        return compressor.describe() + " over " + wire.describe();
+    }
+}
