@@ -33,7 +33,8 @@
 # (optAccumulate(4)), side by side (not part of "all").
 # "compression": what gradient compression costs and saves per step: the trainer on 2 virtual replicas, uncompressed and
 # with float16, 1-bit, threshold encoding and PowerSGD (rank 2), error feedback on, LeNet and ResNet-18 of width 16;
-# ms per step, the time compression adds, bytes per step and the link speed at which it breaks even (not part of "all").
+# ms per step, the time compression adds, bytes per step and the link speed at which it breaks even (not part of "all";
+# BENCH_RESULTS=bench/RESULTS-compression.md bench/run.sh compression keeps bench/RESULTS.md).
 # Usage: bench/run.sh [lenet|resnet18|averaging|precision|spark|gpu|peer|widths|collectives|checkpoint|isa|largebatch|compression|all]   (extra options through BENCH_ARGS, e.g. "--rounds 5")
 # Writes the tables to $BENCH_RESULTS (default bench/RESULTS.md) as well as to the terminal.
 set -euo pipefail
@@ -106,7 +107,7 @@ out=$(mktemp)
       fi ;;
     compression)
       run_compression() { java --enable-native-access=ALL-UNNAMED -cp "$cp" org.d2l.multigpu.bench.CompressionBench "$@" ${BENCH_ARGS:-}; }
-      run_compression --model lenet; echo; run_compression --model resnet18-w16 --steps 4 --rounds 2 ;;
+      run_compression --model lenet --rounds 5; echo; run_compression --model resnet18-w16 --steps 4 --rounds 2 ;;
     largebatch) run --suite largebatch --model resnet18-w16 --batch 256 --steps 5 --warmup 1 --rounds 3 --limit 1536 ;;
     isa) run --suite isa --model lenet; echo; run --suite isa --model resnet18-w16 --batch 256 --steps 5 --warmup 1 --rounds 2 --limit 1536 ;;
     checkpoint)

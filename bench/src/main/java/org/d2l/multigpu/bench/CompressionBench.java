@@ -96,14 +96,15 @@ public final class CompressionBench {
         System.out.printf(Locale.ROOT, "## Gradient compression: %s, 2 virtual replicas, batch %d, %d steps per epoch, "
                 + "%d rounds (medians of the epochs' median step)%n%n", o.model, o.batch, o.steps, o.rounds);
         MarkdownTable table = new MarkdownTable().text("scheme").number("ms per step", 1).number("compression (ms)", 1)
-                .number("bytes per step", 0).number("fewer bytes", 1)
+                .number("bytes per step, both replicas", 0).number("fewer bytes", 1)
                 .number("break-even link (Gbit/s)", 2);
         for (String c : configs.keySet()) {
             double s = median(stepSeconds.get(c));
             double extra = s - plain;
             long b = bytes.get(c);
-            // the link speed at which the bytes saved take as long as compressing costs
-            double breakEven = c.equals("uncompressed") || extra <= 0 ? Double.NaN : (plainBytes - b) * 8 / extra / 1e9;
+            // the link speed at which a replica's bytes saved (the replicas send at once, each on its own link)
+            // take as long as compressing costs; none where compressing cost nothing measurable
+            double breakEven = c.equals("uncompressed") || extra <= 0 ? Double.NaN : (plainBytes - b) / 2.0 * 8 / extra / 1e9;
             table.row(c, 1e3 * s, 1e3 * extra, (double) b, plainBytes / (double) b, breakEven);
         }
         System.out.print(table);
