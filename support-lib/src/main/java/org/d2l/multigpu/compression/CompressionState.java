@@ -5,9 +5,9 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * What a {@link Compressor} remembers between steps, by name: arrays (each replica's residual of every
- * parameter, PowerSGD's Q) and numbers (thresholds, steps counted); a checkpoint carries all of it, so a
- * resumed run compresses as the unbroken run does. Names start with the parameter's id and an {@code @}.
+ * What a {@link Compressor} remembers between steps, by name (the parameter's id, an {@code @}, what it is):
+ * arrays (each replica's residual of every parameter, PowerSGD's Q) and numbers (thresholds, steps counted),
+ * all of which a checkpoint carries, so that a resumed run compresses as the unbroken run does.
  */
 public final class CompressionState {
 

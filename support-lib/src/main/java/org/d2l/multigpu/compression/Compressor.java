@@ -6,9 +6,9 @@ import org.d2l.multigpu.collective.Collective;
 import org.d2l.multigpu.collective.Traffic;
 
 /**
- * A scheme that sends less than the gradient when replicas sum their gradients: float16, DL4J's threshold
- * encoding, 1-bit sign with a scale, PowerSGD. Its settings are fixed; what it remembers between steps
- * (residuals, thresholds, PowerSGD's Q) lives in a {@link CompressionState}.
+ * A scheme that sends less than the gradient when replicas sum their gradients (float16, DL4J's threshold
+ * encoding, 1-bit sign with a scale, PowerSGD), with fixed settings and what it remembers between steps
+ * (residuals, thresholds, PowerSGD's Q) kept in a {@link CompressionState}.
  */
 public interface Compressor {
 
