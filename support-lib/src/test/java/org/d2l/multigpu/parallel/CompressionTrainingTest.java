@@ -39,7 +39,7 @@ class CompressionTrainingTest {
         f.close();
     }
 
-    private DataParallelTrainer trainer(Block net, Block like, int k, DataParallelTrainer.Builder settings) {
+    private DataParallelTrainer trainer(DataParallelTrainer.Builder settings) {
         return f.closeLater(settings.build());
     }
 
@@ -63,9 +63,9 @@ class CompressionTrainingTest {
         Block like = f.initialize(LeNet.block(), null);
         ArrayDataset d = data(4, 8);
         Block direct = LeNet.block();
-        trainer(direct, like, 2, builder(direct, like, 2)).trainEpoch(d, null);
+        trainer(builder(direct, like, 2)).trainEpoch(d, null);
         Block ring = LeNet.block();
-        EpochMetrics m = trainer(ring, like, 2, builder(ring, like, 2).optCollective(Collective.ring())).trainEpoch(d, null);
+        EpochMetrics m = trainer(builder(ring, like, 2).optCollective(Collective.ring())).trainEpoch(d, null);
         float[][] a = parameters(direct);
         float[][] b = parameters(ring);
         for (int i = 0; i < a.length; i++) {
@@ -85,7 +85,7 @@ class CompressionTrainingTest {
         // uncompressed, 2 replicas move the gradients to the owner and the parameters back: 2 x 4 bytes per value;
         // compressed, each replica sends its gradients to the other in 2 bytes per value: 2 x 2
         Block net = LeNet.block();
-        DataParallelTrainer t = trainer(net, null, 2, builder(net, null, 2).optCompression(Compressor.float16(true)));
+        DataParallelTrainer t = trainer(builder(net, null, 2).optCompression(Compressor.float16(true)));
         EpochMetrics m = t.trainEpoch(data(3, 8), null);
         assertEquals(3 * parameterBytes(net), m.syncBytes());
         assertReplicasBitIdentical(t);
@@ -98,7 +98,7 @@ class CompressionTrainingTest {
         for (Compressor c : List.of(Compressor.oneBit(true), Compressor.threshold(1e-3, true),
                 Compressor.powerSgd(2, 1, true), Compressor.oneBit(false))) {
             Block net = LeNet.block();
-            DataParallelTrainer t = trainer(net, like, 2, builder(net, like, 2).optCompression(c));
+            DataParallelTrainer t = trainer(builder(net, like, 2).optCompression(c));
             EpochMetrics m = t.trainEpoch(d, null);
             assertReplicasBitIdentical(t);
             assertTrue(m.syncBytes() < 4 * parameterBytes(net), c.describe() + ": " + m.syncBytes() + " bytes in 4 steps");
