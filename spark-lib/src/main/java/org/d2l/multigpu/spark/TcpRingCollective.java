@@ -7,7 +7,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.List;
 import org.d2l.multigpu.collective.Collective;
-import org.d2l.multigpu.collective.Collectives;
+import org.d2l.multigpu.collective.RingSchedule;
 import org.d2l.multigpu.collective.Traffic;
 import org.d2l.multigpu.devices.OnDevice;
 
@@ -40,17 +40,12 @@ final class TcpRingCollective implements Collective {
     public Traffic reduceScatter(List<NDArray> data, List<NDArray> shards) {
         NDArray mine = mine(data);
         float[] values = mine.toFloatArray();
-        long[] sizes = Collectives.chunkSizes(values.length, ring.size());
         int rank = ring.rank();
-        long start = 0;
-        for (int c = 0; c < rank; c++) {
-            start += sizes[c];
-        }
-        long from = start;
+        RingSchedule chunks = RingSchedule.ownChunks(values.length, ring.size()); // the chunks TcpRing uses
         return counted(() -> ring.reduceScatter(values), () -> {
             try (NDManager tmp = mine.getManager().newSubManager()) {
                 NDArray all = tmp.create(values);
-                NDArray own = all.get(new NDIndex("{}:{}", from, from + sizes[rank]));
+                NDArray own = all.get(new NDIndex("{}:{}", chunks.chunkStart(rank), chunks.chunkEnd(rank)));
                 OnDevice.copyInto(own.reshape(shards.get(rank).getShape()), shards.get(rank));
             }
         });
@@ -60,14 +55,10 @@ final class TcpRingCollective implements Collective {
     public Traffic allGather(List<NDArray> shards, List<NDArray> data) {
         NDArray mine = mine(data);
         float[] values = new float[Math.toIntExact(mine.size())];
-        long[] sizes = Collectives.chunkSizes(values.length, ring.size());
         int rank = ring.rank();
-        int start = 0;
-        for (int c = 0; c < rank; c++) {
-            start += (int) sizes[c];
-        }
         float[] own = shards.get(rank).toFloatArray();
-        System.arraycopy(own, 0, values, start, own.length);
+        long start = RingSchedule.ownChunks(values.length, ring.size()).chunkStart(rank); // the chunks TcpRing uses
+        System.arraycopy(own, 0, values, (int) start, own.length);
         return counted(() -> ring.allGather(values), () -> write(values, mine));
     }
 

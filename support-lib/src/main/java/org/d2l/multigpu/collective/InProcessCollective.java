@@ -3,6 +3,7 @@ package org.d2l.multigpu.collective;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.index.NDIndex;
+import ai.djl.ndarray.types.Shape;
 import java.util.ArrayList;
 import java.util.List;
 import org.d2l.multigpu.devices.OnDevice;
@@ -70,6 +71,7 @@ final class InProcessCollective implements Collective {
         }
         long[] sent = new long[k];
         long[] received = new long[k];
+        Traffic scatter;
         try (NDManager tmp = into.getManager().newSubManager()) {
             List<NDArray> shards = new ArrayList<>(m);
             for (int j = 0; j < m; j++) {
@@ -79,29 +81,24 @@ final class InProcessCollective implements Collective {
                     shards.add(s);
                 }
             }
-            Traffic scatter = Collectives.reduceScatter(part, shards);
-            long[] starts = new long[m + 1];
-            long[] sizes = Collectives.chunkSizes(into.size(), m);
+            scatter = Collectives.reduceScatter(part, shards).placed(from, k);
+            RingSchedule chunks = RingSchedule.ownChunks(into.size(), m);
+            NDArray flat = tmp.zeros(new Shape(into.size()), into.getDataType(), into.getDevice());
             for (int j = 0; j < m; j++) {
-                starts[j + 1] = starts[j] + sizes[j];
-                sent[from[j]] += scatter.sent()[j];
-                received[from[j]] += scatter.received()[j];
-            }
-            NDArray flat = tmp.zeros(new ai.djl.ndarray.types.Shape(into.size()), into.getDataType(), into.getDevice());
-            for (int j = 0; j < m; j++) {
-                if (sizes[j] == 0) {
+                long size = chunks.chunkSize(j);
+                if (size == 0) {
                     continue;
                 }
                 NDArray chunk = OnDevice.copy(shards.get(j), into.getDevice(), tmp);
-                flat.set(new NDIndex("{}:{}", starts[j], starts[j + 1]), chunk);
+                flat.set(new NDIndex("{}:{}", chunks.chunkStart(j), chunks.chunkEnd(j)), chunk);
                 if (from[j] != root) {
-                    sent[from[j]] += sizes[j];
-                    received[root] += sizes[j];
+                    sent[from[j]] += size;
+                    received[root] += size;
                 }
             }
             OnDevice.copyInto(flat.reshape(into.getShape()), into);
         }
-        return Traffic.elements(sent, received, into.getDataType().getNumOfBytes());
+        return scatter.plus(Traffic.elements(sent, received, into.getDataType().getNumOfBytes()));
     }
 
     @Override

@@ -19,6 +19,25 @@ public record Traffic(long[] sent, long[] received, long[] sentBytes, long[] rec
         return new Traffic(new long[k], new long[k], new long[k], new long[k]);
     }
 
+    /**
+     * This traffic, counted among a group of devices (index j for the group's j-th), placed at the devices
+     * {@code at} (the group's j-th is device at[j]) of {@code k} in all.
+     */
+    public Traffic placed(int[] at, int k) {
+        if (at.length != sent.length) {
+            throw new IllegalArgumentException("Traffic among " + sent.length + " devices cannot be placed at " + at.length
+                    + ".");
+        }
+        long[][] f = {new long[k], new long[k], new long[k], new long[k]};
+        for (int j = 0; j < at.length; j++) {
+            f[0][at[j]] += sent[j];
+            f[1][at[j]] += received[j];
+            f[2][at[j]] += sentBytes[j];
+            f[3][at[j]] += receivedBytes[j];
+        }
+        return new Traffic(f[0], f[1], f[2], f[3]);
+    }
+
     /** This traffic and {@code other}'s together, device by device (both between the same devices). */
     public Traffic plus(Traffic other) {
         if (other.sent.length != sent.length) {

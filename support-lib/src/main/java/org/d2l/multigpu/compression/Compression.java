@@ -57,27 +57,29 @@ public final class Compression implements Collective {
     }
 
     /**
-     * The compressed allreduce of the arrays of {@code from}, whose result goes into {@code into}: it
-     * sends what {@link #allreduce} sends among those replicas.
+     * The compressed allreduce of the arrays of the first replicas {@code from} (0, 1, ..., m - 1, so that each
+     * keeps its own residual), whose result goes into {@code into}: it sends what {@link #allreduce} sends
+     * among those replicas.
      */
     @Override
     public Traffic reduce(String key, List<NDArray> data, int[] from, NDArray into, int root) {
+        for (int j = 0; j < from.length; j++) {
+            if (from[j] != j) {
+                throw new IllegalArgumentException("A compressed reduce sums the first replicas, 0 to m - 1, in order "
+                        + "(each keeps its residual under its own index); got " + java.util.Arrays.toString(from) + ".");
+            }
+        }
         List<NDArray> part = new ArrayList<>(from.length);
         for (int i : from) {
-            part.add(data.get(i).duplicate());
+            part.add(data.get(i).duplicate()); // the compressed allreduce writes its result into every array
         }
-        Traffic t = compressor.allreduce(key, part, wire, state);
-        OnDevice.copyInto(part.get(0), into);
-        part.forEach(NDArray::close);
-        int k = data.size();
-        long[][] f = {new long[k], new long[k], new long[k], new long[k]};
-        for (int j = 0; j < from.length; j++) {
-            f[0][from[j]] = t.sent()[j];
-            f[1][from[j]] = t.received()[j];
-            f[2][from[j]] = t.sentBytes()[j];
-            f[3][from[j]] = t.receivedBytes()[j];
+        try {
+            Traffic t = compressor.allreduce(key, part, wire, state);
+            OnDevice.copyInto(part.get(0), into);
+            return t.placed(from, data.size());
+        } finally {
+            part.forEach(NDArray::close);
         }
-        return new Traffic(f[0], f[1], f[2], f[3]);
     }
 
     @Override
