@@ -24,6 +24,8 @@ import org.apache.spark.SparkEnv;
 import org.apache.spark.broadcast.Broadcast;
 import org.d2l.multigpu.collective.Collective;
 import org.d2l.multigpu.collective.Traffic;
+import org.d2l.multigpu.compression.Compression;
+import org.d2l.multigpu.compression.Compressor;
 import org.d2l.multigpu.devices.OnDevice;
 import org.d2l.multigpu.eval.Accuracy;
 import org.d2l.multigpu.parallel.NonFiniteLoss;
@@ -37,7 +39,8 @@ import scala.runtime.AbstractFunction1;
  * One barrier task of {@link AllreduceTrainer}'s fit: it loads the driver's parameters (and optimizer
  * state) into its replica, joins the TCP ring of the stage once, and for every step of every epoch of the
  * fit runs forward and backward on its shard of the global batch (its loss weighted by its share of the
- * batch), sums the gradients over the ring through the collective seam ({@link TcpRingCollective}) and takes the same optimizer update as every other task; after
+ * batch), sums the gradients over the ring through the collective seam ({@link TcpRingCollective}; with
+ * a compressor, {@link Compression} over it) and takes the same optimizer update as every other task; after
  * each epoch it reports to the driver ({@link DriverLink}), and it stops after a step when the driver asks.
  */
 final class AllreduceTask extends AbstractFunction1<Iterator<Shard>, Iterator<RankResult>> implements Serializable {
@@ -46,15 +49,20 @@ final class AllreduceTask extends AbstractFunction1<Iterator<Shard>, Iterator<Ra
 
     private final Broadcast<ParameterValues> params;
     private final Broadcast<ParameterValues> optimizerState;
+    private final Broadcast<CompressionValues> compressionState;
     private final ModelFactory model;
     private final OptimizerFactory optimizer;
     private final FitPlan plan;
 
-    /** The task of {@code plan}'s epochs, starting from {@code params} and {@code optimizerState} (null: none yet). */
-    AllreduceTask(Broadcast<ParameterValues> params, Broadcast<ParameterValues> optimizerState, ModelFactory model,
-            OptimizerFactory optimizer, FitPlan plan) {
+    /**
+     * The task of {@code plan}'s epochs, starting from {@code params}, {@code optimizerState} (null: none yet)
+     * and {@code compressionState} (null: no compressor).
+     */
+    AllreduceTask(Broadcast<ParameterValues> params, Broadcast<ParameterValues> optimizerState,
+            Broadcast<CompressionValues> compressionState, ModelFactory model, OptimizerFactory optimizer, FitPlan plan) {
         this.params = params;
         this.optimizerState = optimizerState;
+        this.compressionState = compressionState;
         this.model = model;
         this.optimizer = optimizer;
         this.plan = plan;
@@ -115,6 +123,13 @@ final class AllreduceTask extends AbstractFunction1<Iterator<Shard>, Iterator<Ra
             float[] buffer = new float[Math.toIntExact(elements)];
             float[] control = new float[1];
             Collective collective = ring == null ? null : new TcpRingCollective(ring, plan.bucketElements());
+            Compression compression = collective == null || plan.compressor() == null ? null
+                    : Compression.of(plan.compressor(), collective);
+            CompressionValues reported = CompressionValues.empty();
+            if (compression != null) {
+                compressionState.value().loadInto(compression.state());
+                reported = CompressionValues.of(compression.state());
+            }
             Loss loss = Loss.softmaxCrossEntropyLoss();
             NDManager root = all.get(0).getValue().getArray().getManager();
             int steps = shard.batches().size();
@@ -144,7 +159,8 @@ final class AllreduceTask extends AbstractFunction1<Iterator<Shard>, Iterator<Ra
                         long t1 = System.nanoTime();
                         flatten(all, buffer, b.size() > 0);
                         if (collective != null) {
-                            Traffic t = allreduce(collective, buffer, rank, k, step);
+                            Traffic t = compression == null ? allreduce(collective, buffer, rank, k, step)
+                                    : allreduce(compression, all, buffer, rank, k, step);
                             sent += t.sentBytes()[rank];
                             received += t.receivedBytes()[rank];
                         }
@@ -167,13 +183,19 @@ final class AllreduceTask extends AbstractFunction1<Iterator<Shard>, Iterator<Ra
                 stepsBefore += steps;
                 ParameterValues trained = ParameterValues.of(net);
                 boolean first = current == plan.firstEpoch();
+                CompressionValues changed = CompressionValues.empty();
+                if (compression != null) {
+                    CompressionValues now = CompressionValues.of(compression.state());
+                    changed = now.changedSince(reported);
+                    reported = now;
+                }
                 int buckets = (int) ((elements + plan.bucketElements() - 1) / plan.bucketElements());
                 link.send(new RankResult(rank, rank == 0 ? trained : null,
                         rank == 0 ? PartitionTrainer.copyState(state, net) : null, hash(trained), lossSum, correct,
                         examples, steps, elements, buckets, sent, received,
                         first && ring != null ? ring.handshakeBytes() : 0,
                         first && ring != null ? ring.refusedConnections() : 0, first ? joinNanos : 0, compute,
-                        allreduce, update));
+                        allreduce, update, changed));
             }
         } finally {
             JniUtils.setGradMode(gradMode);
@@ -195,6 +217,53 @@ final class AllreduceTask extends AbstractFunction1<Iterator<Shard>, Iterator<Ra
         Traffic t = c.allreduce("gradients and statistics", slots);
         System.arraycopy(flat.toFloatArray(), 0, buffer, 0, buffer.length);
         return t;
+    }
+
+    /**
+     * Sums {@code buffer} over the ranks in place through {@code c}, a compressor over the ring: each trained
+     * parameter's gradient compressed on its own (its name the key of its state, its shape PowerSGD's
+     * matrix), the running statistics plain; returns the traffic it caused.
+     */
+    static Traffic allreduce(Compression c, List<Pair<String, Parameter>> all, float[] buffer, int rank, int k,
+            NDManager step) {
+        Traffic traffic = Traffic.none(k);
+        List<float[]> statistics = new ArrayList<>();
+        int at = 0;
+        for (Pair<String, Parameter> p : all) {
+            NDArray w = p.getValue().getArray();
+            int size = (int) w.size();
+            if (p.getValue().requiresGradient()) {
+                NDArray g = step.create(Arrays.copyOfRange(buffer, at, at + size), w.getShape());
+                List<NDArray> slots = new ArrayList<>(Collections.nCopies(k, (NDArray) null));
+                slots.set(rank, g);
+                traffic = traffic.plus(c.allreduce(p.getKey(), slots));
+                System.arraycopy(g.toFloatArray(), 0, buffer, at, size);
+            } else {
+                statistics.add(Arrays.copyOfRange(buffer, at, at + size));
+            }
+            at += size;
+        }
+        if (!statistics.isEmpty()) { // running statistics are averaged exactly, not compressed
+            int n = statistics.stream().mapToInt(v -> v.length).sum();
+            float[] flat = new float[n];
+            int to = 0;
+            for (float[] v : statistics) {
+                System.arraycopy(v, 0, flat, to, v.length);
+                to += v.length;
+            }
+            traffic = traffic.plus(allreduce(c.plain(), flat, rank, k, step));
+            at = 0;
+            to = 0;
+            for (Pair<String, Parameter> p : all) {
+                int size = (int) p.getValue().getArray().size();
+                if (!p.getValue().requiresGradient()) {
+                    System.arraycopy(flat, to, buffer, at, size);
+                    to += size;
+                }
+                at += size;
+            }
+        }
+        return traffic;
     }
 
     /** The epoch this task is training, for its messages. */
@@ -287,10 +356,12 @@ final class AllreduceTask extends AbstractFunction1<Iterator<Shard>, Iterator<Ra
     /**
      * What every task of a fit's stage needs to know besides its shard: its first epoch (from 1) and last
      * (0: until the driver says stop), the attempt of the first epoch, the global steps before it, the
-     * examples of each global batch, the bucket size, the timeout of every connect and read, the hook
-     * called before each step, and where the driver listens for the epochs' reports.
+     * examples of each global batch, the bucket size, the compressor of the gradients (null: none), the
+     * timeout of every connect and read, the hook called before each step, and where the driver listens
+     * for the epochs' reports.
      */
     record FitPlan(int firstEpoch, int lastEpoch, int attempt, int stepsBefore, long[] globalExamples,
-            int bucketElements, long timeoutMillis, StepHook hook, DriverLink.Address driver) implements Serializable {
+            int bucketElements, Compressor compressor, long timeoutMillis, StepHook hook, DriverLink.Address driver)
+            implements Serializable {
     }
 }

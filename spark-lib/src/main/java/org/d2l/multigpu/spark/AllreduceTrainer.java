@@ -24,6 +24,7 @@ import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.rdd.RDD;
 import org.d2l.multigpu.checkpoint.Checkpoints;
+import org.d2l.multigpu.compression.Compressor;
 import org.d2l.multigpu.data.Batches;
 import org.d2l.multigpu.eval.Accuracy;
 import org.d2l.multigpu.parallel.EpochListener;
@@ -57,6 +58,7 @@ public final class AllreduceTrainer implements AutoCloseable {
     private final OptimizerFactory optimizer;
     private final int partitions;
     private final int bucketElements;
+    private final Compressor compressor;
     private final Duration timeout;
     private final int maxAttempts;
     private final StepHook hook;
@@ -88,6 +90,7 @@ public final class AllreduceTrainer implements AutoCloseable {
         this.model = b.model;
         this.optimizer = b.optimizer;
         this.bucketElements = (int) Math.max(1, b.bucketBytes / 4);
+        this.compressor = b.compressor;
         this.timeout = b.timeout;
         this.hook = b.hook;
         this.progress = b.progress;
@@ -95,6 +98,11 @@ public final class AllreduceTrainer implements AutoCloseable {
         this.driver = Driver.open(b.context, b.master, b.partitions, "d2l-ring-allreduce", model, b.initializer);
         this.sc = driver.context();
         this.partitions = driver.partitions();
+        if (compressor != null && partitions < 2) {
+            driver.close();
+            throw new IllegalArgumentException("optCompression compresses what the ranks send each other, but with "
+                    + partitions + " partition there is no other rank: use 2 or more partitions, or drop optCompression.");
+        }
         this.maxAttempts = b.maxAttempts > 0 ? b.maxAttempts : sc.getConf().getInt("spark.stage.maxConsecutiveAttempts", 4);
         this.manager = driver.manager();
         this.net = driver.net();
@@ -232,6 +240,9 @@ public final class AllreduceTrainer implements AutoCloseable {
         RankResult first = results.get(0);
         first.parameters().loadInto(net);
         done.optimizerState = first.optimizerState();
+        for (RankResult r : results) {
+            done.compression = done.compression.with(r.compression()); // each rank's own residuals, the shared Q
+        }
         done.count += data.steps();
         done.epochs++;
         log.add(new AllreduceEpoch(epoch, failures.size() + 1, failures, results, stageSeconds, first.gradientElements()));
@@ -282,10 +293,11 @@ public final class AllreduceTrainer implements AutoCloseable {
                 throw new IllegalStateException("The driver cannot listen for its ranks' reports: " + ex.getMessage(), ex);
             }
             AllreduceTask.FitPlan plan = new AllreduceTask.FitPlan(firstEpoch, lastPlanned, attempt, done.count,
-                    data.globalExamples(), bucketElements, timeout.toMillis(), hook, link.address());
+                    data.globalExamples(), bucketElements, compressor, timeout.toMillis(), hook, link.address());
             ParameterValues start = ParameterValues.of(net);
             ParameterValues state = done.optimizerState;
-            job = STAGES.submit(() -> runStage(data, start, state, plan));
+            CompressionValues compression = compressor == null ? null : done.compression;
+            job = STAGES.submit(() -> runStage(data, start, state, compression, plan));
         }
 
         /** Every rank's result of {@code epoch}, once all have arrived; a failed or ended stage throws. */
@@ -374,21 +386,29 @@ public final class AllreduceTrainer implements AutoCloseable {
         }
     }
 
-    /** Runs one fit's barrier stage from {@code start} and {@code state} until its ranks end. */
-    private void runStage(SplitData data, ParameterValues start, ParameterValues state, AllreduceTask.FitPlan plan) {
+    /**
+     * Runs one fit's barrier stage from {@code start}, {@code state} and {@code compression} (null: no
+     * compressor) until its ranks end.
+     */
+    private void runStage(SplitData data, ParameterValues start, ParameterValues state, CompressionValues compression,
+            AllreduceTask.FitPlan plan) {
         Broadcast<ParameterValues> bc = sc.broadcast(start);
         Broadcast<ParameterValues> bcState = state == null ? null : sc.broadcast(state);
+        Broadcast<CompressionValues> bcCompression = compression == null ? null : sc.broadcast(compression);
         sc.setJobGroup(group, "d2l ring allreduce fit", true);
         try {
             ClassTag<RankResult> tag = ClassTag$.MODULE$.apply(RankResult.class);
             RDD<RankResult> out = data.shards().rdd().rdd().barrier()
-                    .mapPartitions(new AllreduceTask(bc, bcState, model, optimizer, plan), false, tag);
+                    .mapPartitions(new AllreduceTask(bc, bcState, bcCompression, model, optimizer, plan), false, tag);
             JavaRDD.fromRDD(out, tag).collect();
         } finally {
             sc.clearJobGroup();
             bc.destroy();
             if (bcState != null) {
                 bcState.destroy();
+            }
+            if (bcCompression != null) {
+                bcCompression.destroy();
             }
         }
     }
@@ -415,9 +435,19 @@ public final class AllreduceTrainer implements AutoCloseable {
         return new DriverEpochs(events -> trainEpoch(data, testSet, events), net, manager, testSet != null, progress)
                 .withRun(this::beginRun, this::endRun)
                 .withCheckpoints(this::getHistory, checkpoints,
-                        () -> new DriverState(net, optimizer, Map.of("partitions", String.valueOf(partitions),
-                                "rule", "ring allreduce of gradients"), done, "steps", data.examples(),
+                        () -> new DriverState(net, optimizer, rule(), done, "steps", data.examples(),
                                 testSet == null ? 0 : testSet.size()));
+    }
+
+    /** The settings a resumed run must share: partitions, the rule and the compressor (when there is one). */
+    private Map<String, String> rule() {
+        Map<String, String> rule = new java.util.LinkedHashMap<>();
+        rule.put("partitions", String.valueOf(partitions));
+        rule.put("rule", "ring allreduce of gradients");
+        if (compressor != null) {
+            rule.put("compression", compressor.describe());
+        }
+        return rule;
     }
 
     /** Frees the driver's network and, if this trainer started the Spark context, stops it. */
@@ -433,6 +463,7 @@ public final class AllreduceTrainer implements AutoCloseable {
         private Duration timeout = Duration.ofSeconds(60);
         private int maxAttempts;
         private StepHook hook = StepHook.none();
+        private Compressor compressor;
 
         private Builder(ModelFactory model) {
             super(model, "AllreduceTrainer");
@@ -462,6 +493,16 @@ public final class AllreduceTrainer implements AutoCloseable {
                 throw new IllegalArgumentException("An epoch needs at least one attempt, got " + attempts + ".");
             }
             this.maxAttempts = attempts;
+            return this;
+        }
+
+        /**
+         * Compresses each gradient the ranks send each other every step with {@code compressor} (for example
+         * {@code Compressor.oneBit(true)}), its state kept per rank, reported to the driver after each epoch
+         * and checkpointed; running statistics are averaged uncompressed. Default: none (float32 ring allreduce).
+         */
+        public Builder optCompression(Compressor compressor) {
+            this.compressor = compressor;
             return this;
         }
 

@@ -19,8 +19,8 @@ import org.d2l.multigpu.parallel.MetricsHistory;
 
 /**
  * What a checkpoint holds of a Spark trainer, all of it on the driver: the parameters of the last
- * complete epoch (DJL's parameter file), the optimizer state that the next epoch's tasks start from, the
- * trainer's counters (rounds or steps, from which each task's update count follows) and the metrics
+ * complete epoch (DJL's parameter file), the optimizer state (and the compressors' state) that the next
+ * epoch's tasks start from, the trainer's counters (rounds or steps, from which each task's update count follows) and the metrics
  * history. The executors keep nothing between epochs, so nothing of theirs is needed.
  */
 final class DriverState implements CheckpointPart {
@@ -74,6 +74,9 @@ final class DriverState implements CheckpointPart {
             }
             out.put("optimizer.ndlist", ParameterFile.encode(arrays));
         }
+        if (rule.containsKey("compression")) {
+            saveCompression(progress.compression, out);
+        }
         out.putText("trainer.properties", Map.of(counter, String.valueOf(progress.count),
                 "epochs", String.valueOf(progress.history.size())));
         out.put("history.csv", MetricsHistory.encode(progress.history));
@@ -97,6 +100,25 @@ final class DriverState implements CheckpointPart {
             });
             progress.restore(names.isEmpty() ? null : new ParameterValues(names, shapes, state),
                     MetricsHistory.decode(in.get("history.csv")), Integer.parseInt(counters.get(counter)));
+            if (rule.containsKey("compression")) {
+                Map<String, float[]> arrays = new java.util.TreeMap<>();
+                ParameterFile.decode(in.get("compression.ndlist"), tmp).forEach((name, a) -> arrays.put(name, a.toFloatArray()));
+                Map<String, Double> numbers = new java.util.TreeMap<>();
+                in.text("compression.properties").forEach((name, value) -> numbers.put(name, Double.parseDouble(value)));
+                progress.compression = new CompressionValues(arrays, numbers);
+            }
         }
+    }
+
+    /** What the ranks' compressors remember, by name (parameter names: the same in every JVM), as the in-process trainer writes it. */
+    private static void saveCompression(CompressionValues values, Checkpoint out) {
+        try (NDManager tmp = NDManager.newBaseManager(Device.cpu())) {
+            Map<String, NDArray> arrays = new LinkedHashMap<>();
+            values.arrays().forEach((name, v) -> arrays.put(name, tmp.create(v)));
+            out.put("compression.ndlist", ParameterFile.encode(arrays));
+        }
+        Map<String, String> numbers = new LinkedHashMap<>();
+        values.numbers().forEach((name, value) -> numbers.put(name, Double.toHexString(value)));
+        out.putText("compression.properties", numbers);
     }
 }

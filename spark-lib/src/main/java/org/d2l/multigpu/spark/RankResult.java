@@ -7,10 +7,11 @@ import java.io.Serializable;
  * only; every rank holds the same), a hash of its parameters' bits (to check that the replicas are
  * identical), its share of the loss, accuracy and examples, the bytes it sent to and received from its
  * ring neighbours during the allreduces (counted on the sockets, handshake apart), connections it
- * refused, and where its time went: joining the ring, forward and backward, the allreduces, the updates.
+ * refused, where its time went (joining the ring, forward and backward, the allreduces, the updates), and
+ * the entries of its compressor's state that changed in the epoch (empty without compression).
  */
 public record RankResult(int rank, ParameterValues parameters, ParameterValues optimizerState, long parameterHash,
         double lossSum, double correct, long examples, int steps, long gradientElements, int buckets,
         long bytesSent, long bytesReceived, long handshakeBytes, int refusedConnections, long joinNanos,
-        long computeNanos, long allreduceNanos, long updateNanos) implements Serializable {
+        long computeNanos, long allreduceNanos, long updateNanos, CompressionValues compression) implements Serializable {
 }

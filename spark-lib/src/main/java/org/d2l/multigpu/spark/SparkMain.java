@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import org.d2l.multigpu.compression.Compressor;
 import org.d2l.multigpu.data.FashionMnistData;
 import org.d2l.multigpu.parallel.EpochListener;
 import org.d2l.multigpu.parallel.EpochMetrics;
@@ -43,6 +44,22 @@ public final class SparkMain implements Callable<Integer> {
     /** The lessons' networks. */
     enum Model { lenet, resnet18 }
 
+    /** The gradient compressors of the lesson {@code gradient-compression}, each with error feedback. */
+    enum Scheme {
+        none, float16, onebit, threshold, powersgd;
+
+        /** This scheme's compressor, at the lesson's settings (null for none). */
+        Compressor compressor() {
+            return switch (this) {
+                case none -> null;
+                case float16 -> Compressor.float16(true);
+                case onebit -> Compressor.oneBit(true);
+                case threshold -> Compressor.threshold(1e-3, true);
+                case powersgd -> Compressor.powerSgd(2, 10, true);
+            };
+        }
+    }
+
     @Spec
     CommandSpec spec;
 
@@ -53,6 +70,12 @@ public final class SparkMain implements Callable<Integer> {
             + "(SparkTrainer); allreduce: ring allreduce of the gradients in a barrier stage (AllreduceTrainer) "
             + "(default: ${DEFAULT-VALUE})")
     Trainer trainer = Trainer.averaging;
+
+    @Option(names = "--compression", paramLabel = "none|float16|onebit|threshold|powersgd", description = "allreduce: "
+            + "each gradient the ranks send, compressed with error feedback: float16 (2x fewer bytes), onebit (sign "
+            + "and a scale, 32x), threshold (DL4J's encoding from 1e-3), powersgd (rank 2 after 10 plain steps) "
+            + "(default: ${DEFAULT-VALUE})")
+    Scheme compression = Scheme.none;
 
     @Option(names = "--model", paramLabel = "lenet|resnet18", description = "the network (default: ${DEFAULT-VALUE})")
     Model model = Model.lenet;
@@ -172,16 +195,19 @@ public final class SparkMain implements Callable<Integer> {
     }
 
     private List<EpochMetrics> allreduce(ModelFactory net, OptimizerFactory opt, ArrayDataset train, ArrayDataset test) {
-        try (AllreduceTrainer spark = configure(AllreduceTrainer.builder(net), opt).build();
+        Compressor compressor = compression.compressor();
+        try (AllreduceTrainer spark = configure(AllreduceTrainer.builder(net).optCompression(compressor), opt).build();
                 SplitData data = spark.distribute(train)) {
             out.printf(Locale.ROOT, "%s on master %s: %d partitions in one barrier stage, gradients ring-allreduced "
-                    + "every step, %d training examples in global batches of %d, SGD lr %s momentum %s%n", describe(),
-                    spark.getContext().master(), spark.getPartitions(), train.size(), batchSize, lr, momentum);
+                    + "every step%s, %d training examples in global batches of %d, SGD lr %s momentum %s%n", describe(),
+                    spark.getContext().master(), spark.getPartitions(),
+                    compressor == null ? "" : " (compressed: " + compressor.describe() + ")", train.size(), batchSize,
+                    lr, momentum);
             List<EpochMetrics> run = spark.fit(data, test, epochs, printer());
             AllreduceEpoch last = spark.lastEpoch();
             if (last != null) {
-                out.printf(Locale.ROOT, "last epoch: %.0f bytes sent per step and rank (ring: 2(k-1)/k x gradient bytes = "
-                        + "%.0f); per step %.1f ms forward and backward, %.1f ms allreduce, %.1f ms update%n",
+                out.printf(Locale.ROOT, "last epoch: %.0f bytes sent per step and rank (uncompressed ring: 2(k-1)/k x "
+                        + "gradient bytes = %.0f); per step %.1f ms forward and backward, %.1f ms allreduce, %.1f ms update%n",
                         last.bytesSentPerStep(0), last.ringBytesPerStep(), 1000 * last.computeSecondsPerStep(),
                         1000 * last.allreduceSecondsPerStep(), 1000 * last.updateSecondsPerStep());
             }
@@ -253,6 +279,12 @@ public final class SparkMain implements Callable<Integer> {
             wrong.add("--width is ResNet-18's: add --model resnet18, or drop --width");
         } else if (width != null && width < 1) {
             wrong.add("--width must be at least 1, got " + width);
+        }
+        if (compression != Scheme.none && trainer != Trainer.allreduce) {
+            wrong.add("--compression is ring allreduce's: add --trainer allreduce (parameter averaging sends parameters, "
+                    + "not gradients)");
+        } else if (compression != Scheme.none && partitions < 2) {
+            wrong.add("--compression compresses what the ranks send each other: use --partitions 2 or more");
         }
         if (frequency != null && trainer != Trainer.averaging) {
             wrong.add("--frequency is parameter averaging's: --trainer allreduce sums the gradients every step");

@@ -34,7 +34,7 @@ import org.d2l.multigpu.collective.RingSchedule;
  * the others' addresses and a random token of the stage through one all-gather (Spark's
  * {@code BarrierTaskContext.allGather}), connects to rank + 1 and accepts only rank - 1 presenting
  * that token; then {@link #allreduce} sums float arrays in buckets with the {@link RingSchedule}
- * of the in-process ring. Every connect, accept and read has a timeout; bytes are counted as the ring
+ * of the in-process ring, and {@link #allGather(byte[][])} passes compressed messages round it. Every connect, accept and read has a timeout; bytes are counted as the ring
  * writes and reads them (above the sockets' buffers, so a read-ahead never counts early).
  */
 public final class TcpRing implements AutoCloseable {
@@ -241,22 +241,58 @@ public final class TcpRing implements AutoCloseable {
         return k;
     }
 
+    /**
+     * Every rank's message to every other, round the ring: entry {@code rank} of {@code messages} is this
+     * rank's; in k - 1 steps each rank passes the message it last received (its own first) to the next,
+     * each framed by its length, so that afterwards every entry holds its rank's message.
+     */
+    public void allGather(byte[][] messages) throws IOException {
+        if (messages.length != k || messages[rank] == null) {
+            throw new IllegalArgumentException("An all-gather of messages takes one entry per rank (" + k
+                    + "), this rank's (" + rank + ") a message; got " + messages.length + " entries.");
+        }
+        for (int s = 0; s < k - 1; s++) {
+            messages[(rank + k - s - 1) % k] = swap(messages[(rank + k - s) % k], -1);
+        }
+    }
+
     /** Sends chunk {@code send} to the next rank while receiving chunk {@code receive} from the previous one. */
     private void exchange(float[] data, int offset, RingSchedule ring, int send, int receive, boolean add)
             throws IOException {
         int sendFrom = offset + (int) ring.chunkStart(send);
         int sendCount = (int) ring.chunkSize(send);
+        ByteBuffer buf = ByteBuffer.allocate(4 * sendCount).order(ByteOrder.LITTLE_ENDIAN);
+        buf.asFloatBuffer().put(data, sendFrom, sendCount);
+        int from = offset + (int) ring.chunkStart(receive);
+        int count = (int) ring.chunkSize(receive);
+        byte[] bytes = swap(buf.array(), 4 * count);
+        var floats = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer();
+        for (int i = 0; i < count; i++) {
+            data[from + i] = add ? data[from + i] + floats.get(i) : floats.get(i);
+        }
+    }
+
+    /**
+     * Sends {@code outgoing} to the next rank while receiving {@code incoming} bytes from the previous one;
+     * with {@code incoming} of -1 both are framed by their length (messages whose size the receiver does not know).
+     */
+    private byte[] swap(byte[] outgoing, int incoming) throws IOException {
         Future<?> sending = sender.submit(() -> {
-            ByteBuffer buf = ByteBuffer.allocate(4 * sendCount).order(ByteOrder.LITTLE_ENDIAN);
-            buf.asFloatBuffer().put(data, sendFrom, sendCount);
-            out.write(buf.array());
+            if (incoming < 0) {
+                out.writeInt(outgoing.length);
+            }
+            out.write(outgoing);
             out.flush();
             return null;
         });
-        int from = offset + (int) ring.chunkStart(receive);
-        int count = (int) ring.chunkSize(receive);
-        byte[] bytes = new byte[4 * count];
+        byte[] bytes;
         try {
+            int length = incoming < 0 ? in.readInt() : incoming;
+            if (length < 0) {
+                throw new IOException("Rank " + rank + " read a message of " + length + " bytes from rank "
+                        + (rank + k - 1) % k + ": the ring is out of step; the barrier stage fails.");
+            }
+            bytes = new byte[length];
             in.readFully(bytes);
         } catch (SocketTimeoutException ex) {
             throw new IOException("Rank " + rank + " waited more than " + timeoutMillis + " ms for rank "
@@ -268,10 +304,6 @@ public final class TcpRing implements AutoCloseable {
             pause(PEER_FAILED_PAUSE_MILLIS);
             throw new IOException("Rank " + (rank + k - 1) % k + " closed the ring while rank " + rank
                     + " waited for its gradients: it failed; the barrier stage fails.", ex);
-        }
-        var floats = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer();
-        for (int i = 0; i < count; i++) {
-            data[from + i] = add ? data[from + i] + floats.get(i) : floats.get(i);
         }
         try {
             sending.get(timeoutMillis, TimeUnit.MILLISECONDS);
@@ -285,6 +317,7 @@ public final class TcpRing implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new IOException("Rank " + rank + " was interrupted while sending (the stage was cancelled).", ex);
         }
+        return bytes;
     }
 
     private static void pause(long millis) {

@@ -15,7 +15,7 @@ import org.d2l.multigpu.devices.OnDevice;
  * The collective seam between Spark executors: one rank of a {@link TcpRing}, which holds one replica, so
  * that of every list of one array per replica only the entry at this rank's index is here (the others
  * are in other processes and may be null). Allreduce, reduce-scatter and all-gather run over the ring
- * (float32 on the wire); the traffic is this rank's, counted on its sockets. There is no reduce to one
+ * (float32 on the wire), as do a compressor's messages; the traffic is this rank's, counted on its sockets. There is no reduce to one
  * rank nor broadcast from one: every rank updates its own replica with the allreduced gradients.
  */
 final class TcpRingCollective implements Collective {
@@ -33,7 +33,7 @@ final class TcpRingCollective implements Collective {
     public Traffic allreduce(String key, List<NDArray> data) {
         NDArray mine = mine(data);
         float[] values = mine.toFloatArray();
-        return counted(() -> ring.allreduce(values, bucket), () -> write(values, mine));
+        return counted(() -> ring.allreduce(values, bucket), () -> write(values, mine), -1);
     }
 
     @Override
@@ -48,7 +48,7 @@ final class TcpRingCollective implements Collective {
                 NDArray own = all.get(new NDIndex("{}:{}", chunks.chunkStart(rank), chunks.chunkEnd(rank)));
                 OnDevice.copyInto(own.reshape(shards.get(rank).getShape()), shards.get(rank));
             }
-        });
+        }, -1);
     }
 
     @Override
@@ -59,7 +59,22 @@ final class TcpRingCollective implements Collective {
         float[] own = shards.get(rank).toFloatArray();
         long start = RingSchedule.ownChunks(values.length, ring.size()).chunkStart(rank); // the chunks TcpRing uses
         System.arraycopy(own, 0, values, (int) start, own.length);
-        return counted(() -> ring.allGather(values), () -> write(values, mine));
+        return counted(() -> ring.allGather(values), () -> write(values, mine), -1);
+    }
+
+    @Override
+    public Traffic allGatherMessages(List<byte[]> messages, long elements) {
+        if (messages.size() != ring.size() || messages.get(ring.rank()) == null) {
+            throw new IllegalArgumentException("An all-gather of messages over the TCP ring takes one entry per rank ("
+                    + ring.size() + "), this rank's (" + ring.rank() + ") a message; got " + messages.size() + " entries.");
+        }
+        byte[][] all = messages.toArray(new byte[0][]);
+        long forwarded = (ring.size() - 1) * elements; // k - 1 messages each way, each standing for that many values
+        return counted(() -> ring.allGather(all), () -> {
+            for (int i = 0; i < all.length; i++) {
+                messages.set(i, all[i]);
+            }
+        }, forwarded);
     }
 
     @Override
@@ -97,8 +112,11 @@ final class TcpRingCollective implements Collective {
         void run() throws IOException;
     }
 
-    /** Runs {@code io} on the ring, then {@code after}; returns the bytes this rank sent and received meanwhile. */
-    private Traffic counted(Io io, Runnable after) {
+    /**
+     * Runs {@code io} on the ring, then {@code after}; returns the bytes this rank sent and received meanwhile,
+     * and as elements {@code elements} each way (-1: the bytes over 4, float32 on the wire).
+     */
+    private Traffic counted(Io io, Runnable after, long elements) {
         long sent = ring.bytesSent();
         long received = ring.bytesReceived();
         try {
@@ -114,8 +132,8 @@ final class TcpRingCollective implements Collective {
         r[ring.rank()] = ring.bytesReceived() - received;
         long[] se = new long[k];
         long[] re = new long[k];
-        se[ring.rank()] = s[ring.rank()] / Float.BYTES; // float32 on the wire
-        re[ring.rank()] = r[ring.rank()] / Float.BYTES;
+        se[ring.rank()] = elements < 0 ? s[ring.rank()] / Float.BYTES : elements;
+        re[ring.rank()] = elements < 0 ? r[ring.rank()] / Float.BYTES : elements;
         return new Traffic(se, re, s, r);
     }
 }

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.apache.spark.SparkConf;
 import org.apache.spark.api.java.JavaSparkContext;
+import org.d2l.multigpu.compression.Compressor;
 import org.d2l.multigpu.parallel.EpochListener;
 import org.d2l.multigpu.parallel.EpochMetrics;
 import org.d2l.multigpu.runtime.Djl;
@@ -42,9 +43,13 @@ class AllreduceResumeTest {
     }
 
     private static AllreduceTrainer trainer(int seed, Path where) {
+        return trainer(seed, where, null);
+    }
+
+    private static AllreduceTrainer trainer(int seed, Path where, Compressor compressor) {
         Djl.engine().setRandomSeed(seed);
         return AllreduceTrainer.builder(Models.LENET).setPartitions(2).optOptimizer(OptimizerFactory.sgd(0.05f, 0.9f))
-                .optContext(sc).optCheckpoints(where).build();
+                .optCompression(compressor).optContext(sc).optCheckpoints(where).build();
     }
 
     private static List<EpochMetrics> fit(AllreduceTrainer t, int batches, int epochs, EpochListener... listeners) {
@@ -80,6 +85,25 @@ class AllreduceResumeTest {
                 assertEquals(0, ParameterValues.of(a.getNet()).maxAbsDifference(ParameterValues.of(b2.getNet())));
                 assertEquals(2, b2.getEpochLog().size(), "the resumed trainer ran epochs 2 and 3 only");
                 assertTrue(notes.size() == 1 && notes.get(0).contains("epoch-0001"), notes.toString());
+            }
+        }
+    }
+
+    @Test
+    void aResumedRunWithThresholdEncodingCarriesEveryRanksResidualAndThresholdAndEndsAsTheUnbrokenRun() {
+        try (AllreduceTrainer a = trainer(7, dir.resolve("d"), Compressor.threshold(1e-3, true))) {
+            fit(a, 6, 3);
+            try (AllreduceTrainer b1 = trainer(7, dir.resolve("e"), Compressor.threshold(1e-3, true))) {
+                fit(b1, 6, 1);
+            }
+            try (AllreduceTrainer b2 = trainer(8, dir.resolve("e"), Compressor.threshold(1e-3, true))) {
+                fit(b2, 6, 3);
+                assertEquals(0, ParameterValues.of(a.getNet()).maxAbsDifference(ParameterValues.of(b2.getNet())));
+                assertEquals(2, b2.getEpochLog().size(), "the resumed trainer ran epochs 2 and 3 only");
+            }
+            try (AllreduceTrainer other = trainer(7, dir.resolve("e"), Compressor.oneBit(true))) {
+                IllegalStateException e = assertThrows(IllegalStateException.class, () -> fit(other, 6, 4));
+                assertTrue(e.getMessage().contains("compression"), e.getMessage());
             }
         }
     }

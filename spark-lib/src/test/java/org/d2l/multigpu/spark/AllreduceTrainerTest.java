@@ -9,6 +9,7 @@ import java.util.List;
 import org.apache.spark.SparkConf;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.d2l.multigpu.collective.RingSchedule;
+import org.d2l.multigpu.compression.Compressor;
 import org.d2l.multigpu.parallel.EpochMetrics;
 import org.d2l.multigpu.runtime.Djl;
 import org.junit.jupiter.api.AfterAll;
@@ -49,13 +50,19 @@ class AllreduceTrainerTest {
      */
     static List<AllreduceEpoch> assertBitForBitAsInProcess(JavaSparkContext sc, int k, List<Minibatch> batches,
             OptimizerFactory opt, long bucketBytes, int epochs, StepHook hook) {
+        return assertBitForBitAsInProcess(sc, k, batches, opt, bucketBytes, epochs, hook, null);
+    }
+
+    /** The same with the gradients compressed by {@code compressor} on both sides (k = 2 only). */
+    static List<AllreduceEpoch> assertBitForBitAsInProcess(JavaSparkContext sc, int k, List<Minibatch> batches,
+            OptimizerFactory opt, long bucketBytes, int epochs, StepHook hook, Compressor compressor) {
         try (AllreduceTrainer spark = AllreduceTrainer.builder(Models.LENET).setPartitions(k).optOptimizer(opt)
-                .optBucketBytes(bucketBytes).optStepHook(hook).optContext(sc).build();
+                .optBucketBytes(bucketBytes).optStepHook(hook).optCompression(compressor).optContext(sc).build();
                 SplitData data = spark.distribute(batches)) {
             ParameterValues start = ParameterValues.of(spark.getNet());
             List<ParameterValues> viaSpark = new ArrayList<>();
             spark.fit(data, null, epochs, m -> viaSpark.add(ParameterValues.of(spark.getNet())));
-            List<ParameterValues> inProcess = k == 2 ? InProcess.trainAveragingGradients(start, batches, 2, opt, epochs)
+            List<ParameterValues> inProcess = k == 2 ? InProcess.trainAveragingGradients(start, batches, 2, opt, epochs, compressor)
                     : RingReference.train(start, batches, k, opt, epochs, (int) (bucketBytes / 4));
             for (int e = 0; e < epochs; e++) {
                 assertEquals(0.0, viaSpark.get(e).maxAbsDifference(inProcess.get(e)), "epoch " + (e + 1));
@@ -219,6 +226,37 @@ class AllreduceTrainerTest {
         assertEquals(1, log.get(0).attempts());
         assertEquals(2, log.get(1).attempts());
         assertTrue(log.get(1).failures().get(0).contains("Epoch 2, rank 1 failed: task lost before global batch 1 (injected by StepHook.failOnce)"), log.get(1).failures().toString());
+    }
+
+    @Test
+    void oneBitWithErrorFeedbackOnTwoRanksEqualsTheInProcessTrainerEvenWhenAnEpochIsRunAgain() {
+        // The failed attempt of epoch 2 had changed the ranks' residuals: the rerun starts from the driver's copy.
+        List<AllreduceEpoch> log = assertBitForBitAsInProcess(sc, 2, SyntheticData.minibatches(4, 16, 5),
+                OptimizerFactory.sgd(0.1f, 0.9f), 25L << 20, 2, StepHook.failOnce(1, 2, 2), Compressor.oneBit(true));
+        assertEquals(2, log.get(1).attempts());
+        long p = log.get(0).gradientElements();
+        long messages = 0; // each of LeNet's gradients: 4 bytes of scale, a bit per value and the ring's 4-byte length
+        for (float[] w : log.get(1).results().get(0).parameters().values()) {
+            messages += 4 + (w.length + 7) / 8 + 4;
+        }
+        assertEquals(messages, log.get(0).bytesSentPerStep(0), "each rank sends its own message of every gradient");
+        assertTrue(log.get(0).bytesSentPerStep(0) * 25 < 4 * p, "more than 25x fewer bytes than float32's 2(k-1)/k x 4P");
+    }
+
+    @Test
+    void powerSgdAndThresholdEncodingOnTwoRanksEqualTheInProcessTrainerBitForBit() {
+        for (Compressor c : List.of(Compressor.powerSgd(2, 1, true), Compressor.threshold(1e-3, true))) {
+            assertBitForBitAsInProcess(sc, 2, SyntheticData.minibatches(3, 16, 9), OptimizerFactory.sgd(0.1f), 25L << 20,
+                    2, StepHook.none(), c);
+        }
+    }
+
+    @Test
+    void compressionWithOnePartitionIsRefusedBeforeTraining() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> AllreduceTrainer
+                .builder(Models.LENET).setPartitions(1).optOptimizer(OptimizerFactory.sgd(0.1f))
+                .optCompression(Compressor.oneBit(true)).optContext(sc).build());
+        assertTrue(e.getMessage().contains("with 1 partition there is no other rank"), e.getMessage());
     }
 
     @Test

@@ -7,6 +7,7 @@ import ai.djl.training.dataset.ArrayDataset;
 import java.util.ArrayList;
 import java.util.List;
 import ai.djl.pytorch.jni.JniUtils;
+import org.d2l.multigpu.compression.Compressor;
 import org.d2l.multigpu.devices.Devices;
 import org.d2l.multigpu.parallel.DataParallelTrainer;
 import org.d2l.multigpu.parallel.GradientAveraging;
@@ -63,6 +64,12 @@ final class InProcess {
      */
     static List<ParameterValues> trainAveragingGradients(ParameterValues start, List<Minibatch> batches, int k,
             OptimizerFactory optimizer, int epochs) {
+        return trainAveragingGradients(start, batches, k, optimizer, epochs, null);
+    }
+
+    /** The same with the gradients compressed by {@code compressor} (null: none). */
+    static List<ParameterValues> trainAveragingGradients(ParameterValues start, List<Minibatch> batches, int k,
+            OptimizerFactory optimizer, int epochs, Compressor compressor) {
         int threads = JniUtils.getNumThreads();
         JniUtils.setNumThreads(1);
         try (NDManager manager = NDManager.newBaseManager()) {
@@ -72,7 +79,8 @@ final class InProcess {
             ArrayDataset data = Minibatch.asDataset(batches, manager);
             List<ParameterValues> after = new ArrayList<>();
             try (DataParallelTrainer t = DataParallelTrainer.builder(net).setDevices(Devices.virtual(k))
-                    .optOptimizer(optimizer.newOptimizer()).optSync(GradientAveraging.mean()).optProgress(false).build()) {
+                    .optOptimizer(optimizer.newOptimizer()).optSync(GradientAveraging.mean()).optCompression(compressor)
+                    .optProgress(false).build()) {
                 for (int e = 0; e < epochs; e++) {
                     t.trainEpoch(data, null);
                     after.add(ParameterValues.of(net));

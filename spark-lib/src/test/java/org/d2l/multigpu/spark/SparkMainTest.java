@@ -50,12 +50,16 @@ class SparkMainTest {
             {"--partition", "2"}, {"--model", "vgg"}, {"--epochs"}, {"--epochs", "0"}, {"--width", "8"},
             {"--model", "resnet18", "--width", "0"}, {"--trainer", "allreduce", "--frequency", "4"},
             {"--trainer", "allreduce", "--partitions", "4", "--batch-size", "2"}, {"--no-resume"}, {"--lr", "-1"},
+            {"--compression", "onebit"}, {"--trainer", "allreduce", "--partitions", "1", "--compression", "powersgd"},
+            {"--trainer", "allreduce", "--compression", "2bit"},
         };
         String[] says = {
             "Unknown options: '--partition'", "Invalid value for option '--model'", "Missing required parameter",
             "--epochs must be at least 1", "--width is ResNet-18's: add --model resnet18",
             "--width must be at least 1", "--frequency is parameter averaging's",
             "give at least one example to each", "--no-resume is a setting of --checkpoints", "--lr must be a positive",
+            "--compression is ring allreduce's: add --trainer allreduce", "--compression compresses what the ranks send",
+            "Invalid value for option '--compression'",
         };
         for (int i = 0; i < cases.length; i++) {
             Run r = run(cases[i]);
@@ -81,6 +85,20 @@ class SparkMainTest {
             assertTrue(r.out().contains("epoch " + m.epoch() + ": train loss " + String.format(java.util.Locale.ROOT,
                     "%.4f", m.trainLoss())), r.out());
         }
+    }
+
+    @Test
+    void theJobTrainsLeNetWithOneBitCompressedGradientsAndSendsUnderAThirtiethOfTheUncompressedRingsBytes() {
+        assumeData();
+        Run r = run("--master", "local[2]", "--trainer", "allreduce", "--compression", "onebit", "--limit", "256",
+                "--epochs", "1", "--batch-size", "64");
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains("(compressed: 1-bit sign with a scale per array, error feedback)"), r.out());
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("last epoch: (\\d+) bytes sent per step and rank "
+                + "\\(uncompressed ring: 2\\(k-1\\)/k x gradient bytes = (\\d+)\\)").matcher(r.out());
+        assertTrue(m.find(), r.out());
+        // 1 bit instead of 32 per value, plus a scale and a length per gradient: under 1/30 of float32's ring
+        assertTrue(30 * Long.parseLong(m.group(1)) < Long.parseLong(m.group(2)), r.out());
     }
 
     @Test

@@ -6,13 +6,17 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.types.Shape;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.function.Supplier;
 import org.d2l.multigpu.collective.Collective;
 import org.d2l.multigpu.collective.Collectives;
 import org.d2l.multigpu.collective.RingSchedule;
 import org.d2l.multigpu.collective.Traffic;
+import org.d2l.multigpu.compression.Compression;
+import org.d2l.multigpu.compression.Compressor;
 import org.d2l.multigpu.runtime.Djl;
 import org.junit.jupiter.api.Test;
 
@@ -80,6 +84,54 @@ class TcpRingCollectiveTest {
                 assertEquals(4 * schedule.elementsReceived(r), bytes[r][1], "allreduce bytes received, rank " + r);
                 assertEquals(4 * (n - chunks[r]), bytes[r][2], "reduce-scatter: every chunk but its own, rank " + r);
                 assertEquals(4 * (n - chunks[(r + 1) % k]), bytes[r][3], "all-gather: every chunk but the next rank's, rank " + r);
+            }
+        }
+    }
+
+    /**
+     * Two steps of each compressor (so that residuals, thresholds and PowerSGD's Q carry over), on a 40 x 25
+     * gradient per rank: over the TCP ring, each rank's result is what the in-process {@link Compression}
+     * over the in-process ring gives every replica, bit for bit, and each rank sends what the in-process
+     * ring's traffic says it sends, plus a 4-byte length in front of each of its k - 1 messages.
+     */
+    @Test
+    void compressedAllreduceOverTheRingGivesTheInProcessResultsBitForBit() throws Exception {
+        Djl.setup();
+        int k = 3;
+        Shape shape = new Shape(40, 25);
+        int n = (int) shape.size();
+        float[][][] input = {TcpRingTest.data(k, n, 5), TcpRingTest.data(k, n, 6)};
+        List<Supplier<Compressor>> schemes = List.of(() -> Compressor.oneBit(true), () -> Compressor.threshold(0.05, true),
+                () -> Compressor.float16(false), () -> Compressor.powerSgd(2, 0, true));
+        for (Supplier<Compressor> scheme : schemes) {
+            float[][][] viaRing = new float[2][k][];
+            long[][] sent = new long[2][k];
+            TcpRingTest.onRing(k, ring -> {
+                int r = ring.rank();
+                Compression c = Compression.of(scheme.get(), new TcpRingCollective(ring, n));
+                try (NDManager m = NDManager.newBaseManager()) {
+                    for (int step = 0; step < 2; step++) {
+                        NDArray g = m.create(input[step][r], shape);
+                        sent[step][r] = c.allreduce("w", mine(k, r, g)).sentBytes()[r];
+                        viaRing[step][r] = g.toFloatArray();
+                    }
+                }
+            });
+            Compression inProcess = Compression.of(scheme.get(), Collective.ring());
+            try (NDManager m = NDManager.newBaseManager()) {
+                for (int step = 0; step < 2; step++) {
+                    List<NDArray> data = new ArrayList<>();
+                    for (int r = 0; r < k; r++) {
+                        data.add(m.create(input[step][r], shape));
+                    }
+                    Traffic t = inProcess.allreduce("w", data);
+                    String what = inProcess.describe() + ", step " + (step + 1);
+                    for (int r = 0; r < k; r++) {
+                        assertArrayEquals(data.get(r).toFloatArray(), viaRing[step][r], 0f, what + ", rank " + r);
+                        boolean messages = !inProcess.compressor().describe().startsWith("PowerSGD");
+                        assertEquals(t.sentBytes()[r] + (messages ? 4L * (k - 1) : 0), sent[step][r], what + ", bytes of rank " + r);
+                    }
+                }
             }
         }
     }

@@ -30,6 +30,13 @@ public interface Collective {
     /** Ring all-gather: shard i is copied into chunk i of every array ({@link Collectives#allGather}). */
     Traffic allGather(List<NDArray> shards, List<NDArray> data);
 
+    /**
+     * Every replica's message to every other, as compressors send their encoded arrays (an all-gather of
+     * bytes): entry i of {@code messages} is replica i's, and on return every entry holds its replica's
+     * message; each message stands for {@code elements} values, which the traffic counts.
+     */
+    Traffic allGatherMessages(List<byte[]> messages, long elements);
+
     /** Whether {@link #reduce} and {@link #allreduce} send an approximation of the values (a compressor). */
     default boolean lossy() {
         return false;

@@ -135,6 +135,32 @@ final class InProcessCollective implements Collective {
         return Collectives.allGather(shards, data);
     }
 
+    /**
+     * Through a root every replica sends its message to every other; round the ring each sends its own
+     * and passes on the ones it received, all but the next replica's own (k - 1 messages).
+     */
+    @Override
+    public Traffic allGatherMessages(List<byte[]> messages, long elements) {
+        int k = messages.size();
+        long[] sent = new long[k];
+        long[] received = new long[k];
+        long[] sentBytes = new long[k];
+        long[] receivedBytes = new long[k];
+        for (int i = 0; i < k; i++) {
+            for (int r = 0; r < k; r++) {
+                if (r == i) {
+                    continue;
+                }
+                int sender = ring ? (r + k - 1) % k : i; // the ring's message i reaches r from r's previous replica
+                sent[sender] += elements;
+                sentBytes[sender] += messages.get(i).length;
+                received[r] += elements;
+                receivedBytes[r] += messages.get(i).length;
+            }
+        }
+        return new Traffic(sent, received, sentBytes, receivedBytes);
+    }
+
     @Override
     public String describe() {
         return ring ? "in-process ring (reduce-scatter and gather, ring allreduce)"

@@ -9,8 +9,8 @@ import org.d2l.multigpu.devices.OnDevice;
 
 /**
  * A {@link Collective} that compresses what it sums: {@link #allreduce} and {@link #reduce} go through a
- * {@link Compressor} and its {@link CompressionState}; broadcast, reduce-scatter and all-gather (parameters,
- * not gradients) go through the wrapped collective as they are, as does {@link #plain()}.
+ * {@link Compressor} and its {@link CompressionState}; broadcast, reduce-scatter, all-gather (parameters,
+ * not gradients) and messages go through the wrapped collective as they are, as does {@link #plain()}.
  */
 public final class Compression implements Collective {
 
@@ -39,6 +39,16 @@ public final class Compression implements Collective {
     /** What the compressor remembers between steps (residuals, thresholds, Q), which checkpoints carry. */
     public CompressionState state() {
         return state;
+    }
+
+    /** The first array of {@code data} that is in this process (the others are null: replicas elsewhere). */
+    static NDArray firstHere(List<NDArray> data) {
+        for (NDArray a : data) {
+            if (a != null) {
+                return a;
+            }
+        }
+        throw new IllegalArgumentException("A compressed allreduce needs this process's array; every entry is null.");
     }
 
     @Override
@@ -95,6 +105,11 @@ public final class Compression implements Collective {
     @Override
     public Traffic allGather(List<NDArray> shards, List<NDArray> data) {
         return wire.allGather(shards, data);
+    }
+
+    @Override
+    public Traffic allGatherMessages(List<byte[]> messages, long elements) {
+        return wire.allGatherMessages(messages, elements);
     }
 
     @Override

@@ -1,6 +1,7 @@
 package org.d2l.multigpu.compression;
 
 import ai.djl.ndarray.NDArray;
+import java.io.Serializable;
 import java.util.List;
 import org.d2l.multigpu.collective.Collective;
 import org.d2l.multigpu.collective.Traffic;
@@ -8,13 +9,15 @@ import org.d2l.multigpu.collective.Traffic;
 /**
  * A scheme that sends less than the gradient when replicas sum their gradients (float16, DL4J's threshold
  * encoding, 1-bit sign with a scale, PowerSGD), with fixed settings and what it remembers between steps
- * (residuals, thresholds, PowerSGD's Q) kept in a {@link CompressionState}.
+ * (residuals, thresholds, PowerSGD's Q) kept in a {@link CompressionState}; serializable, so that Spark
+ * ships it to its tasks.
  */
-public interface Compressor {
+public interface Compressor extends Serializable {
 
     /**
-     * Sums {@code data} (one float32 array per replica, all of one shape) approximately, so that afterwards
-     * every array holds the same approximation of the sum; uncompressed parts go through {@code wire}.
+     * Sums {@code data} (one float32 array per replica, all of one shape; null for a replica in another
+     * process) approximately, so that afterwards every array holds the same approximation of the sum;
+     * what is sent goes through {@code wire}.
      * {@code key} names the array (a parameter's id) in {@code state}; returns the traffic it caused.
      */
     Traffic allreduce(String key, List<NDArray> data, Collective wire, CompressionState state);

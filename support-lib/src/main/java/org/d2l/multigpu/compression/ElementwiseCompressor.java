@@ -3,6 +3,8 @@ package org.d2l.multigpu.compression;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.DataType;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import org.d2l.multigpu.collective.Collective;
 import org.d2l.multigpu.collective.Traffic;
@@ -10,11 +12,14 @@ import org.d2l.multigpu.devices.OnDevice;
 
 /**
  * A compressor that encodes each replica's array on its own into a message of bytes: every replica sends
- * its message to every other (an all-gather of messages), and each one decodes them all and adds them up
- * in replica order, so that every replica holds the same sum. With error feedback a replica adds what it
+ * its message to every other ({@link Collective#allGatherMessages}), and each one decodes them all and
+ * adds them up in replica order, so that every replica holds the same sum. A null array is a replica in
+ * another process (a Spark rank's view), whose message arrives through the collective. With error feedback a replica adds what it
  * did not send last time (its residual) before encoding, and keeps what it does not send now.
  */
 abstract class ElementwiseCompressor implements Compressor {
+
+    private static final long serialVersionUID = 1L;
 
     private final boolean errorFeedback;
 
@@ -40,14 +45,15 @@ abstract class ElementwiseCompressor implements Compressor {
     @Override
     public Traffic allreduce(String key, List<NDArray> data, Collective wire, CompressionState state) {
         int k = data.size();
-        int n = Math.toIntExact(data.get(0).size());
-        float[] sum = new float[n];
-        long[] sent = new long[k];
-        long[] received = new long[k];
-        long[] sentBytes = new long[k];
-        long[] receivedBytes = new long[k];
+        NDArray first = Compression.firstHere(data);
+        int n = Math.toIntExact(first.size());
+        List<byte[]> messages = new ArrayList<>(Collections.nCopies(k, (byte[]) null));
+        float[][] decoded = new float[k][];
         for (int i = 0; i < k; i++) {
             NDArray a = data.get(i);
+            if (a == null) {
+                continue; // another process's replica: its message arrives through the wire
+            }
             if (a.getDataType() != DataType.FLOAT32) {
                 throw new IllegalArgumentException(describe() + " compresses float32 gradients, but " + key + " is "
                         + a.getDataType() + ": train with float32 parameters or float16 with float32 masters.");
@@ -61,34 +67,33 @@ abstract class ElementwiseCompressor implements Compressor {
                 }
             }
             byte[] message = encode(v, key, i, state);
-            float[] d = decode(message, n);
+            decoded[i] = decode(message, n);
             if (errorFeedback) {
                 for (int j = 0; j < n; j++) {
-                    v[j] -= d[j]; // what was not sent stays here for the next step
+                    v[j] -= decoded[i][j]; // what was not sent stays here for the next step
                 }
                 residualKept(v, key, i, state);
                 state.put(residualName, v);
             }
+            messages.set(i, message);
+        }
+        Traffic traffic = wire.allGatherMessages(messages, n);
+        float[] sum = new float[n];
+        for (int i = 0; i < k; i++) {
+            float[] d = decoded[i] != null ? decoded[i] : decode(messages.get(i), n);
             for (int j = 0; j < n; j++) {
                 sum[j] += d[j];
             }
-            sent[i] += (long) (k - 1) * n;
-            sentBytes[i] += (long) (k - 1) * message.length;
-            for (int r = 0; r < k; r++) {
-                if (r != i) {
-                    received[r] += n;
-                    receivedBytes[r] += message.length;
-                }
-            }
         }
-        NDArray first = data.get(0);
         try (NDManager tmp = first.getManager().newSubManager()) {
             NDArray s = tmp.create(sum, first.getShape());
             for (NDArray a : data) {
-                OnDevice.copyInto(s, a);
+                if (a != null) {
+                    OnDevice.copyInto(s, a);
+                }
             }
         }
-        return new Traffic(sent, received, sentBytes, receivedBytes);
+        return traffic;
     }
 
     /** " with error feedback" or " without error feedback", for {@link #describe()}. */

@@ -10,6 +10,8 @@ import java.nio.ByteBuffer;
 /** PyTorch's {@code fp16_compress_hook}: each value rounded to float16 (PyTorch's rounding), 2 bytes instead of 4. */
 final class Float16Compressor extends ElementwiseCompressor {
 
+    private static final long serialVersionUID = 1L;
+
     Float16Compressor(boolean errorFeedback) {
         super(errorFeedback);
     }

@@ -9,6 +9,8 @@ import java.nio.ByteOrder;
  */
 final class OneBitCompressor extends ElementwiseCompressor {
 
+    private static final long serialVersionUID = 1L;
+
     OneBitCompressor(boolean errorFeedback) {
         super(errorFeedback);
     }

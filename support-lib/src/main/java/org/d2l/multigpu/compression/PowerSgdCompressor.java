@@ -21,6 +21,8 @@ import org.d2l.multigpu.devices.OnDevice;
  */
 final class PowerSgdCompressor implements Compressor {
 
+    private static final long serialVersionUID = 1L;
+
     private final int rank;
     private final int plainSteps;
     private final boolean errorFeedback;
@@ -59,7 +61,7 @@ final class PowerSgdCompressor implements Compressor {
         String stepsName = CompressionState.name(key, "steps", -1);
         double step = state.number(stepsName, 0);
         state.put(stepsName, step + 1);
-        Shape shape = data.get(0).getShape();
+        Shape shape = Compression.firstHere(data).getShape();
         if (step < plainSteps || !compresses(shape, rank)) {
             return wire.allreduce(key, data);
         }
@@ -69,11 +71,15 @@ final class PowerSgdCompressor implements Compressor {
     /** One PowerSGD step at rank {@code r} whatever the shape (the tests call it at full rank). */
     Traffic approximate(String key, List<NDArray> data, Collective wire, CompressionState state, int r) {
         int k = data.size();
-        Shape shape = data.get(0).getShape();
+        NDArray first = Compression.firstHere(data);
+        Shape shape = first.getShape();
         int n = Math.toIntExact(shape.get(0));
         int m = Math.toIntExact(shape.size() / n);
-        float[][] mats = new float[k][];
+        float[][] mats = new float[k][]; // null for a replica in another process
         for (int i = 0; i < k; i++) {
+            if (data.get(i) == null) {
+                continue;
+            }
             if (data.get(i).getDataType() != DataType.FLOAT32) {
                 throw new IllegalArgumentException(describe() + " compresses float32 gradients, but " + key + " is "
                         + data.get(i).getDataType() + ": train with float32 parameters or float16 with float32 masters.");
@@ -98,14 +104,14 @@ final class PowerSgdCompressor implements Compressor {
         Traffic traffic = Traffic.none(k);
         float[][] ps = new float[k][];
         for (int i = 0; i < k; i++) {
-            ps[i] = multiply(mats[i], n, m, q, r, false);
+            ps[i] = mats[i] == null ? null : multiply(mats[i], n, m, q, r, false);
         }
         float[] p = new float[n * r];
         traffic = traffic.plus(sum(key + "@P", ps, data, new Shape(n, r), wire, p));
         orthonormalise(p, n, r);
         float[][] qs = new float[k][];
         for (int i = 0; i < k; i++) {
-            qs[i] = multiply(mats[i], n, m, p, r, true);
+            qs[i] = mats[i] == null ? null : multiply(mats[i], n, m, p, r, true);
         }
         q = new float[m * r];
         traffic = traffic.plus(sum(key + "@Q", qs, data, new Shape(m, r), wire, q));
@@ -122,17 +128,21 @@ final class PowerSgdCompressor implements Compressor {
         }
         if (errorFeedback) {
             for (int i = 0; i < k; i++) {
+                if (mats[i] == null) {
+                    continue;
+                }
                 for (int j = 0; j < approx.length; j++) {
                     mats[i][j] -= approx[j] / k;
                 }
                 state.put(CompressionState.name(key, "residual", i), mats[i]);
             }
         }
-        NDArray first = data.get(0);
         try (NDManager tmp = first.getManager().newSubManager()) {
             NDArray result = tmp.create(approx, shape);
             for (NDArray a : data) {
-                OnDevice.copyInto(result, a);
+                if (a != null) {
+                    OnDevice.copyInto(result, a);
+                }
             }
         }
         return traffic;
@@ -156,16 +166,18 @@ final class PowerSgdCompressor implements Compressor {
         return out;
     }
 
-    /** Sums the replicas' {@code parts} (each of {@code shape}) through {@code wire}'s allreduce into {@code into}. */
+    /**
+     * Sums the replicas' {@code parts} (each of {@code shape}; null for a replica in another process) through
+     * {@code wire}'s allreduce into {@code into}.
+     */
     private static Traffic sum(String key, float[][] parts, List<NDArray> data, Shape shape, Collective wire, float[] into) {
-        try (NDManager tmp = data.get(0).getManager().newSubManager()) {
+        try (NDManager tmp = Compression.firstHere(data).getManager().newSubManager()) {
             List<NDArray> arrays = new ArrayList<>(parts.length);
             for (int i = 0; i < parts.length; i++) {
-                NDArray a = tmp.create(parts[i], shape);
-                arrays.add(a.toDevice(data.get(i).getDevice(), false));
+                arrays.add(parts[i] == null ? null : tmp.create(parts[i], shape).toDevice(data.get(i).getDevice(), false));
             }
             Traffic t = wire.allreduce(key, arrays);
-            System.arraycopy(arrays.get(0).toFloatArray(), 0, into, 0, into.length);
+            System.arraycopy(Compression.firstHere(arrays).toFloatArray(), 0, into, 0, into.length);
             return t;
         }
     }

@@ -14,6 +14,8 @@ import java.nio.ByteOrder;
  */
 final class ThresholdCompressor extends ElementwiseCompressor {
 
+    private static final long serialVersionUID = 1L;
+
     static final double MIN_SPARSITY = 1e-4;
     static final double MAX_SPARSITY = 1e-2;
     static final double DECAY = Math.pow(0.5, 1 / 20.0);
