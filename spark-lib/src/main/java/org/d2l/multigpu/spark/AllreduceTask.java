@@ -127,7 +127,7 @@ final class AllreduceTask extends AbstractFunction1<Iterator<Shard>, Iterator<Ra
                     : Compression.of(plan.compressor(), collective);
             CompressionValues reported = CompressionValues.empty();
             if (compression != null) {
-                compressionState.value().loadInto(compression.state());
+                compressionState.value().forReplica(rank).loadInto(compression.state()); // its residuals, the shared Q
                 reported = CompressionValues.of(compression.state());
             }
             Loss loss = Loss.softmaxCrossEntropyLoss();
@@ -192,7 +192,7 @@ final class AllreduceTask extends AbstractFunction1<Iterator<Shard>, Iterator<Ra
                 int buckets = (int) ((elements + plan.bucketElements() - 1) / plan.bucketElements());
                 link.send(new RankResult(rank, rank == 0 ? trained : null,
                         rank == 0 ? PartitionTrainer.copyState(state, net) : null, hash(trained), lossSum, correct,
-                        examples, steps, elements, buckets, sent, received,
+                        examples, steps, elements, compression == null ? buckets : 0, sent, received,
                         first && ring != null ? ring.handshakeBytes() : 0,
                         first && ring != null ? ring.refusedConnections() : 0, first ? joinNanos : 0, compute,
                         allreduce, update, changed));

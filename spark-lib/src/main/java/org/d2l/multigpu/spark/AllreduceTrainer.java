@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
@@ -45,9 +46,10 @@ import scala.reflect.ClassTag$;
  * bucketed ring allreduce and take the same optimizer update. After each epoch the ranks report to the
  * driver ({@link DriverLink}), which evaluates it, tells the listeners, writes checkpoints and decides
  * whether to stop (early stopping, an interrupt) while the next epoch trains; the ranks stop after the
- * step in which they hear it. The driver keeps the parameters (and optimizer state) of the last complete
- * epoch: a failed stage is run again from there, up to Spark's stage attempt limit. With the same data, start and threads it computes what {@code DataParallelTrainer}
- * with gradient averaging over k replicas computes (bit for bit for k = 2). With checkpoints, the driver's
+ * step in which they hear it. The driver keeps the parameters (and optimizer state, and the ranks'
+ * compressor state) of the last complete epoch: a failed stage is run again from there, up to Spark's
+ * stage attempt limit. With the same data, start, threads and compressor it computes what
+ * {@code DataParallelTrainer} with gradient averaging over k replicas computes (bit for bit for k = 2). With checkpoints, the driver's
  * state is written after every epoch and a new trainer resumes from it, ending where an unbroken run ends.
  */
 public final class AllreduceTrainer implements AutoCloseable {
@@ -435,13 +437,13 @@ public final class AllreduceTrainer implements AutoCloseable {
         return new DriverEpochs(events -> trainEpoch(data, testSet, events), net, manager, testSet != null, progress)
                 .withRun(this::beginRun, this::endRun)
                 .withCheckpoints(this::getHistory, checkpoints,
-                        () -> new DriverState(net, optimizer, rule(), done, "steps", data.examples(),
+                        () -> new DriverState(net, optimizer, rule(), compressor != null, done, "steps", data.examples(),
                                 testSet == null ? 0 : testSet.size()));
     }
 
     /** The settings a resumed run must share: partitions, the rule and the compressor (when there is one). */
     private Map<String, String> rule() {
-        Map<String, String> rule = new java.util.LinkedHashMap<>();
+        Map<String, String> rule = new LinkedHashMap<>();
         rule.put("partitions", String.valueOf(partitions));
         rule.put("rule", "ring allreduce of gradients");
         if (compressor != null) {

@@ -9,9 +9,10 @@ import org.d2l.multigpu.compression.CompressionState;
 
 /**
  * What the ranks' compressors remember (residuals, thresholds, PowerSGD's Q), by name, as plain values
- * that Spark ships between the driver and the tasks: each rank keeps the entries of its own index and the
- * ones every rank shares, and reports after each epoch the entries that changed, which the driver lays
- * over what it holds, so that a stage run again starts every rank where the last complete epoch left it.
+ * that Spark ships between the driver and the tasks: the driver holds every rank's, each rank loads its
+ * own entries and the shared ones ({@link #forReplica}) and reports after each epoch the entries that
+ * changed, which the driver lays over what it holds, so that a stage run again starts every rank where
+ * the last complete epoch left it.
  */
 public record CompressionValues(Map<String, float[]> arrays, Map<String, Double> numbers) implements Serializable {
 
@@ -25,6 +26,25 @@ public record CompressionValues(Map<String, float[]> arrays, Map<String, Double>
         Map<String, float[]> arrays = new TreeMap<>();
         state.arrays().forEach((name, values) -> arrays.put(name, values.clone()));
         return new CompressionValues(arrays, new TreeMap<>(state.numbers()));
+    }
+
+    /** The entries of replica {@code replica}'s own and the ones every replica shares ({@link CompressionState#replicaOf}). */
+    CompressionValues forReplica(int replica) {
+        Map<String, float[]> a = new TreeMap<>();
+        arrays.forEach((name, values) -> {
+            int r = CompressionState.replicaOf(name);
+            if (r < 0 || r == replica) {
+                a.put(name, values);
+            }
+        });
+        Map<String, Double> n = new TreeMap<>();
+        numbers.forEach((name, value) -> {
+            int r = CompressionState.replicaOf(name);
+            if (r < 0 || r == replica) {
+                n.put(name, value);
+            }
+        });
+        return new CompressionValues(a, n);
     }
 
     /** Puts these values into {@code state}, replacing what it held. */

@@ -11,9 +11,11 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 import org.d2l.multigpu.checkpoint.Checkpoint;
 import org.d2l.multigpu.checkpoint.CheckpointPart;
 import org.d2l.multigpu.checkpoint.ParameterFile;
+import org.d2l.multigpu.compression.CompressionState;
 import org.d2l.multigpu.devices.OnDevice;
 import org.d2l.multigpu.parallel.MetricsHistory;
 
@@ -21,13 +23,15 @@ import org.d2l.multigpu.parallel.MetricsHistory;
  * What a checkpoint holds of a Spark trainer, all of it on the driver: the parameters of the last
  * complete epoch (DJL's parameter file), the optimizer state (and the compressors' state) that the next
  * epoch's tasks start from, the trainer's counters (rounds or steps, from which each task's update count follows) and the metrics
- * history. The executors keep nothing between epochs, so nothing of theirs is needed.
+ * history. What the executors keep between epochs (their residuals when compressing) they report to the
+ * driver after each epoch, so nothing needs to be read from them.
  */
 final class DriverState implements CheckpointPart {
 
     private final Block net;
     private final OptimizerFactory optimizer;
     private final Map<String, String> rule;
+    private final boolean compressed;
     private final DriverProgress progress;
     private final String counter;
     private final long trainExamples;
@@ -36,13 +40,15 @@ final class DriverState implements CheckpointPart {
     /**
      * The state of a run of {@code net} with {@code optimizer} under {@code rule} (the settings a resumed run
      * must share, e.g. partitions), whose {@code progress} counts {@code counter} (e.g. "rounds"), on
-     * {@code trainExamples} training and {@code testExamples} test examples.
+     * {@code trainExamples} training and {@code testExamples} test examples; {@code compressed}: with the
+     * ranks' compressor state.
      */
-    DriverState(Block net, OptimizerFactory optimizer, Map<String, String> rule, DriverProgress progress,
-            String counter, long trainExamples, long testExamples) {
+    DriverState(Block net, OptimizerFactory optimizer, Map<String, String> rule, boolean compressed,
+            DriverProgress progress, String counter, long trainExamples, long testExamples) {
         this.net = net;
         this.optimizer = optimizer;
         this.rule = rule;
+        this.compressed = compressed;
         this.progress = progress;
         this.counter = counter;
         this.trainExamples = trainExamples;
@@ -74,8 +80,10 @@ final class DriverState implements CheckpointPart {
             }
             out.put("optimizer.ndlist", ParameterFile.encode(arrays));
         }
-        if (rule.containsKey("compression")) {
-            saveCompression(progress.compression, out);
+        if (compressed) { // by parameter names, which every JVM shares, as the in-process trainer writes it
+            CompressionState c = new CompressionState();
+            progress.compression.loadInto(c);
+            c.save(out, UnaryOperator.identity());
         }
         out.putText("trainer.properties", Map.of(counter, String.valueOf(progress.count),
                 "epochs", String.valueOf(progress.history.size())));
@@ -100,25 +108,12 @@ final class DriverState implements CheckpointPart {
             });
             progress.restore(names.isEmpty() ? null : new ParameterValues(names, shapes, state),
                     MetricsHistory.decode(in.get("history.csv")), Integer.parseInt(counters.get(counter)));
-            if (rule.containsKey("compression")) {
-                Map<String, float[]> arrays = new java.util.TreeMap<>();
-                ParameterFile.decode(in.get("compression.ndlist"), tmp).forEach((name, a) -> arrays.put(name, a.toFloatArray()));
-                Map<String, Double> numbers = new java.util.TreeMap<>();
-                in.text("compression.properties").forEach((name, value) -> numbers.put(name, Double.parseDouble(value)));
-                progress.compression = new CompressionValues(arrays, numbers);
+            if (compressed) {
+                CompressionState c = new CompressionState();
+                c.load(in, UnaryOperator.identity());
+                progress.compression = CompressionValues.of(c);
             }
         }
     }
 
-    /** What the ranks' compressors remember, by name (parameter names: the same in every JVM), as the in-process trainer writes it. */
-    private static void saveCompression(CompressionValues values, Checkpoint out) {
-        try (NDManager tmp = NDManager.newBaseManager(Device.cpu())) {
-            Map<String, NDArray> arrays = new LinkedHashMap<>();
-            values.arrays().forEach((name, v) -> arrays.put(name, tmp.create(v)));
-            out.put("compression.ndlist", ParameterFile.encode(arrays));
-        }
-        Map<String, String> numbers = new LinkedHashMap<>();
-        values.numbers().forEach((name, value) -> numbers.put(name, Double.toHexString(value)));
-        out.putText("compression.properties", numbers);
-    }
 }

@@ -202,7 +202,7 @@ public final class SparkTrainer implements AutoCloseable {
         return new DriverEpochs(events -> trainEpoch(data, testSet, events), net, manager, testSet != null, progress)
                 .withCheckpoints(this::getHistory, checkpoints,
                         () -> new DriverState(net, optimizer, Map.of("partitions", String.valueOf(partitions),
-                                "averaging frequency", String.valueOf(frequency)), done, "rounds", data.examples(),
+                                "averaging frequency", String.valueOf(frequency)), false, done, "rounds", data.examples(),
                                 testSet == null ? 0 : testSet.size()));
     }
 

@@ -43,6 +43,8 @@ public final class TcpRing implements AutoCloseable {
     private static final int TOKEN_BYTES = 32;
     private static final long HELLO_MILLIS = 5_000;
     private static final long PEER_FAILED_PAUSE_MILLIS = 500;
+    /** The largest message a rank accepts (1 GiB): a longer length read means the peers are out of step. */
+    private static final int MAX_MESSAGE_BYTES = 1 << 30;
 
     private final int rank;
     private final int k;
@@ -247,9 +249,13 @@ public final class TcpRing implements AutoCloseable {
      * each framed by its length, so that afterwards every entry holds its rank's message.
      */
     public void allGather(byte[][] messages) throws IOException {
-        if (messages.length != k || messages[rank] == null) {
-            throw new IllegalArgumentException("An all-gather of messages takes one entry per rank (" + k
-                    + "), this rank's (" + rank + ") a message; got " + messages.length + " entries.");
+        if (messages.length != k) {
+            throw new IllegalArgumentException("An all-gather of messages takes one entry per rank of the ring (" + k
+                    + "), got " + messages.length + ".");
+        }
+        if (messages[rank] == null) {
+            throw new IllegalArgumentException("Entry " + rank + " of an all-gather of messages, this rank's own "
+                    + "message, is null.");
         }
         for (int s = 0; s < k - 1; s++) {
             messages[(rank + k - s - 1) % k] = swap(messages[(rank + k - s) % k], -1);
@@ -288,7 +294,7 @@ public final class TcpRing implements AutoCloseable {
         byte[] bytes;
         try {
             int length = incoming < 0 ? in.readInt() : incoming;
-            if (length < 0) {
+            if (length < 0 || length > MAX_MESSAGE_BYTES) {
                 throw new IOException("Rank " + rank + " read a message of " + length + " bytes from rank "
                         + (rank + k - 1) % k + ": the ring is out of step; the barrier stage fails.");
             }

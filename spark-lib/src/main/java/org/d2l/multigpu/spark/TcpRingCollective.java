@@ -15,7 +15,8 @@ import org.d2l.multigpu.devices.OnDevice;
  * The collective seam between Spark executors: one rank of a {@link TcpRing}, which holds one replica, so
  * that of every list of one array per replica only the entry at this rank's index is here (the others
  * are in other processes and may be null). Allreduce, reduce-scatter and all-gather run over the ring
- * (float32 on the wire), as do a compressor's messages; the traffic is this rank's, counted on its sockets. There is no reduce to one
+ * (float32 on the wire), a compressor's messages as length-framed bytes; the traffic is this rank's,
+ * counted on its sockets. There is no reduce to one
  * rank nor broadcast from one: every rank updates its own replica with the allreduced gradients.
  */
 final class TcpRingCollective implements Collective {
@@ -64,10 +65,6 @@ final class TcpRingCollective implements Collective {
 
     @Override
     public Traffic allGatherMessages(List<byte[]> messages, long elements) {
-        if (messages.size() != ring.size() || messages.get(ring.rank()) == null) {
-            throw new IllegalArgumentException("An all-gather of messages over the TCP ring takes one entry per rank ("
-                    + ring.size() + "), this rank's (" + ring.rank() + ") a message; got " + messages.size() + " entries.");
-        }
         byte[][] all = messages.toArray(new byte[0][]);
         long forwarded = (ring.size() - 1) * elements; // k - 1 messages each way, each standing for that many values
         return counted(() -> ring.allGather(all), () -> {

@@ -56,13 +56,23 @@ class AllreduceTrainerTest {
     /** The same with the gradients compressed by {@code compressor} on both sides (k = 2 only). */
     static List<AllreduceEpoch> assertBitForBitAsInProcess(JavaSparkContext sc, int k, List<Minibatch> batches,
             OptimizerFactory opt, long bucketBytes, int epochs, StepHook hook, Compressor compressor) {
-        try (AllreduceTrainer spark = AllreduceTrainer.builder(Models.LENET).setPartitions(k).optOptimizer(opt)
+        return assertBitForBitAsInProcess(sc, Models.LENET, k, batches, opt, bucketBytes, epochs, hook, compressor);
+    }
+
+    /** The same for the network {@code model} builds (other than LeNet: k = 2 only). */
+    static List<AllreduceEpoch> assertBitForBitAsInProcess(JavaSparkContext sc, ModelFactory model, int k,
+            List<Minibatch> batches, OptimizerFactory opt, long bucketBytes, int epochs, StepHook hook,
+            Compressor compressor) {
+        assertTrue(k == 2 || compressor == null && model == Models.LENET, "the ring-order reference is LeNet's, "
+                + "uncompressed: compare k = 2");
+        try (AllreduceTrainer spark = AllreduceTrainer.builder(model).setPartitions(k).optOptimizer(opt)
                 .optBucketBytes(bucketBytes).optStepHook(hook).optCompression(compressor).optContext(sc).build();
                 SplitData data = spark.distribute(batches)) {
             ParameterValues start = ParameterValues.of(spark.getNet());
             List<ParameterValues> viaSpark = new ArrayList<>();
             spark.fit(data, null, epochs, m -> viaSpark.add(ParameterValues.of(spark.getNet())));
-            List<ParameterValues> inProcess = k == 2 ? InProcess.trainAveragingGradients(start, batches, 2, opt, epochs, compressor)
+            List<ParameterValues> inProcess = k == 2
+                    ? InProcess.trainAveragingGradients(model, start, batches, 2, opt, epochs, compressor)
                     : RingReference.train(start, batches, k, opt, epochs, (int) (bucketBytes / 4));
             for (int e = 0; e < epochs; e++) {
                 assertEquals(0.0, viaSpark.get(e).maxAbsDifference(inProcess.get(e)), "epoch " + (e + 1));
@@ -249,6 +259,13 @@ class AllreduceTrainerTest {
             assertBitForBitAsInProcess(sc, 2, SyntheticData.minibatches(3, 16, 9), OptimizerFactory.sgd(0.1f), 25L << 20,
                     2, StepHook.none(), c);
         }
+    }
+
+    @Test
+    void resNetsRunningStatisticsGoUncompressedBesideOneBitGradientsAndEqualTheInProcessTrainerBitForBit() {
+        // ResNet-18 of width 2: BatchNorm's running means and variances are averaged over the plain ring.
+        assertBitForBitAsInProcess(sc, Models.resnet18(2), 2, SyntheticData.minibatches(2, 8, 3),
+                OptimizerFactory.sgd(0.1f), 25L << 20, 1, StepHook.none(), Compressor.oneBit(true));
     }
 
     @Test

@@ -70,11 +70,17 @@ final class InProcess {
     /** The same with the gradients compressed by {@code compressor} (null: none). */
     static List<ParameterValues> trainAveragingGradients(ParameterValues start, List<Minibatch> batches, int k,
             OptimizerFactory optimizer, int epochs, Compressor compressor) {
+        return trainAveragingGradients(Models.LENET, start, batches, k, optimizer, epochs, compressor);
+    }
+
+    /** The same for the network {@code model} builds. */
+    static List<ParameterValues> trainAveragingGradients(ModelFactory model, ParameterValues start,
+            List<Minibatch> batches, int k, OptimizerFactory optimizer, int epochs, Compressor compressor) {
         int threads = JniUtils.getNumThreads();
         JniUtils.setNumThreads(1);
         try (NDManager manager = NDManager.newBaseManager()) {
-            Block net = Models.LENET.newBlock();
-            net.initialize(manager, DataType.FLOAT32, Models.LENET.inputShape());
+            Block net = model.newBlock();
+            net.initialize(manager, DataType.FLOAT32, model.inputShape());
             start.loadInto(net);
             ArrayDataset data = Minibatch.asDataset(batches, manager);
             List<ParameterValues> after = new ArrayList<>();

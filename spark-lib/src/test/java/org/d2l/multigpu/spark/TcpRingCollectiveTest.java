@@ -90,9 +90,10 @@ class TcpRingCollectiveTest {
 
     /**
      * Two steps of each compressor (so that residuals, thresholds and PowerSGD's Q carry over), on a 40 x 25
-     * gradient per rank: over the TCP ring, each rank's result is what the in-process {@link Compression}
-     * over the in-process ring gives every replica, bit for bit, and each rank sends what the in-process
-     * ring's traffic says it sends, plus a 4-byte length in front of each of its k - 1 messages.
+     * gradient per rank, rank r's scaled by 1 + r / 4 (so that threshold encoding's messages differ in
+     * length): over the TCP ring, each rank's result is what the in-process {@link Compression} over the
+     * in-process ring gives every replica, bit for bit, and each rank sends and receives what the in-process
+     * ring's traffic says, plus a 4-byte length in front of each of its k - 1 messages.
      */
     @Test
     void compressedAllreduceOverTheRingGivesTheInProcessResultsBitForBit() throws Exception {
@@ -101,23 +102,34 @@ class TcpRingCollectiveTest {
         Shape shape = new Shape(40, 25);
         int n = (int) shape.size();
         float[][][] input = {TcpRingTest.data(k, n, 5), TcpRingTest.data(k, n, 6)};
-        List<Supplier<Compressor>> schemes = List.of(() -> Compressor.oneBit(true), () -> Compressor.threshold(0.05, true),
+        for (float[][] step : input) {
+            for (int r = 0; r < k; r++) {
+                for (int j = 0; j < n; j++) {
+                    step[r][j] *= 1 + r / 4f; // 3 sigma: about 0.3%, 2% and 5% of the values pass, each sent sparse
+                }
+            }
+        }
+        List<Supplier<Compressor>> schemes = List.of(() -> Compressor.oneBit(true), () -> Compressor.threshold(3, true),
                 () -> Compressor.float16(false), () -> Compressor.powerSgd(2, 0, true));
         for (Supplier<Compressor> scheme : schemes) {
             float[][][] viaRing = new float[2][k][];
             long[][] sent = new long[2][k];
+            long[][] received = new long[2][k];
             TcpRingTest.onRing(k, ring -> {
                 int r = ring.rank();
                 Compression c = Compression.of(scheme.get(), new TcpRingCollective(ring, n));
                 try (NDManager m = NDManager.newBaseManager()) {
                     for (int step = 0; step < 2; step++) {
                         NDArray g = m.create(input[step][r], shape);
-                        sent[step][r] = c.allreduce("w", mine(k, r, g)).sentBytes()[r];
+                        Traffic t = c.allreduce("w", mine(k, r, g));
+                        sent[step][r] = t.sentBytes()[r];
+                        received[step][r] = t.receivedBytes()[r];
                         viaRing[step][r] = g.toFloatArray();
                     }
                 }
             });
             Compression inProcess = Compression.of(scheme.get(), Collective.ring());
+            java.util.Set<Long> lengths = new java.util.HashSet<>();
             try (NDManager m = NDManager.newBaseManager()) {
                 for (int step = 0; step < 2; step++) {
                     List<NDArray> data = new ArrayList<>();
@@ -125,13 +137,20 @@ class TcpRingCollectiveTest {
                         data.add(m.create(input[step][r], shape));
                     }
                     Traffic t = inProcess.allreduce("w", data);
+                    for (int r = 0; r < k; r++) {
+                        lengths.add(t.sentBytes()[r]);
+                    }
                     String what = inProcess.describe() + ", step " + (step + 1);
                     for (int r = 0; r < k; r++) {
                         assertArrayEquals(data.get(r).toFloatArray(), viaRing[step][r], 0f, what + ", rank " + r);
-                        boolean messages = !inProcess.compressor().describe().startsWith("PowerSGD");
-                        assertEquals(t.sentBytes()[r] + (messages ? 4L * (k - 1) : 0), sent[step][r], what + ", bytes of rank " + r);
+                        long frames = inProcess.compressor().describe().startsWith("PowerSGD") ? 0 : 4L * (k - 1);
+                        assertEquals(t.sentBytes()[r] + frames, sent[step][r], what + ", bytes sent by rank " + r);
+                        assertEquals(t.receivedBytes()[r] + frames, received[step][r], what + ", bytes received by rank " + r);
                     }
                 }
+            }
+            if (inProcess.compressor().describe().startsWith("threshold")) {
+                assertEquals(6, lengths.size(), "each rank of each step sent another number of bytes: " + lengths);
             }
         }
     }

@@ -7,7 +7,8 @@ import java.util.List;
  * The one seam through which data-parallel training moves gradients, parameters and statistics between
  * replicas (as DDP's communication hook): each operation works on one array per replica, index i for
  * replica i, and returns the {@link Traffic} it caused; a compressor wraps it
- * ({@code org.d2l.multigpu.compression.Compression}).
+ * ({@code org.d2l.multigpu.compression.Compression}). In process every entry is an array; a collective
+ * between processes (a Spark rank's) reads and writes only its own entry, and the others may be null.
  */
 public interface Collective {
 
@@ -32,8 +33,8 @@ public interface Collective {
 
     /**
      * Every replica's message to every other, as compressors send their encoded arrays (an all-gather of
-     * bytes): entry i of {@code messages} is replica i's, and on return every entry holds its replica's
-     * message; each message stands for {@code elements} values, which the traffic counts.
+     * bytes): entry i of {@code messages} (a mutable list) is replica i's, and on return every entry holds
+     * its replica's message; each message stands for {@code elements} values, which the traffic counts.
      */
     Traffic allGatherMessages(List<byte[]> messages, long elements);
 

@@ -12,7 +12,7 @@ import org.d2l.multigpu.devices.OnDevice;
  * The collectives between replicas in one process, on their devices: {@link Collective#direct()} sums
  * in replica order on the root (bit for bit what one device would add up), {@link Collective#ring()}
  * runs the ring's steps; both broadcast from the root to each replica and use the ring for
- * reduce-scatter and all-gather.
+ * reduce-scatter and all-gather (of arrays; messages go directly, or round the ring).
  */
 final class InProcessCollective implements Collective {
 
@@ -136,8 +136,8 @@ final class InProcessCollective implements Collective {
     }
 
     /**
-     * Through a root every replica sends its message to every other; round the ring each sends its own
-     * and passes on the ones it received, all but the next replica's own (k - 1 messages).
+     * Directly, each replica sends its message to each of the other k - 1 (no root); round the ring each
+     * sends its own and passes on the ones it received, all but the next replica's own (k - 1 messages).
      */
     @Override
     public Traffic allGatherMessages(List<byte[]> messages, long elements) {

@@ -18,7 +18,8 @@ public interface Compressor extends Serializable {
      * Sums {@code data} (one float32 array per replica, all of one shape; null for a replica in another
      * process) approximately, so that afterwards every array holds the same approximation of the sum;
      * what is sent goes through {@code wire}.
-     * {@code key} names the array (a parameter's id) in {@code state}; returns the traffic it caused.
+     * {@code key} names the array in {@code state} (a parameter's id in process, its name on Spark); returns
+     * the traffic it caused.
      */
     Traffic allreduce(String key, List<NDArray> data, Collective wire, CompressionState state);
 

@@ -14,7 +14,6 @@ import org.d2l.multigpu.checkpoint.Checkpoint;
 import org.d2l.multigpu.checkpoint.CheckpointPart;
 import org.d2l.multigpu.checkpoint.ParameterFile;
 import org.d2l.multigpu.compression.Compression;
-import org.d2l.multigpu.compression.CompressionState;
 import org.d2l.multigpu.devices.ReplicaStore;
 import org.d2l.multigpu.precision.LossScale;
 import org.d2l.multigpu.runtime.NoGrad;
@@ -93,7 +92,7 @@ final class TrainerState implements CheckpointPart {
         props.putAll(OptimizerCounts.of(t.optimizer, k -> rename(k, nameOfId)));
         out.putText("trainer.properties", props);
         if (t.collective instanceof Compression c) {
-            saveCompression(c.state(), out);
+            c.state().save(out, id -> rename(id, nameOfId)); // by parameter names
         }
         out.put("history.csv", MetricsHistory.encode(t.getHistory()));
     }
@@ -122,7 +121,7 @@ final class TrainerState implements CheckpointPart {
         }
         OptimizerCounts.load(t.optimizer, props, k -> rename(k, idOfName));
         if (t.collective instanceof Compression c) {
-            loadCompression(c.state(), in);
+            c.state().load(in, name -> rename(name, idOfName));
         }
         LossScale scale = t.getLossScale();
         if (scale != null) {
@@ -134,28 +133,6 @@ final class TrainerState implements CheckpointPart {
         t.history.addAll(MetricsHistory.decode(in.get("history.csv")));
         t.steps = Long.parseLong(props.get("steps"));
         t.shuffleSeed = Long.parseLong(props.get("shuffleSeed"));
-    }
-
-    /** Copies what the compressor keeps (residuals, thresholds, PowerSGD's Q) into {@code out}, keyed by parameter names. */
-    private void saveCompression(CompressionState state, Checkpoint out) {
-        try (NDManager tmp = NDManager.newBaseManager(Device.cpu())) {
-            Map<String, NDArray> arrays = new LinkedHashMap<>();
-            state.arrays().forEach((name, values) -> arrays.put(rename(name, nameOfId), tmp.create(values.clone())));
-            out.put("compression.ndlist", ParameterFile.encode(arrays));
-        }
-        Map<String, String> numbers = new LinkedHashMap<>();
-        state.numbers().forEach((name, value) -> numbers.put(rename(name, nameOfId), Double.toHexString(value)));
-        out.putText("compression.properties", numbers);
-    }
-
-    /** Puts the compressor's state saved in {@code in} back, by parameter names. */
-    private void loadCompression(CompressionState state, Checkpoint in) {
-        state.clear();
-        try (NDManager tmp = NDManager.newBaseManager(Device.cpu())) {
-            ParameterFile.decode(in.get("compression.ndlist"), tmp)
-                    .forEach((name, value) -> state.put(rename(name, idOfName), value.toFloatArray()));
-        }
-        in.text("compression.properties").forEach((name, value) -> state.put(rename(name, idOfName), Double.parseDouble(value)));
     }
 
     /** The first replica on {@code device}, where optimizer state kept for that device belongs. */

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** The seam's in-process collectives: what reduce and broadcast compute, and the traffic they report. */
+/** The seam's in-process collectives: what reduce and broadcast compute, and the traffic they and messages report. */
 class InProcessCollectiveTest {
 
     private NDManager manager;
@@ -106,5 +106,19 @@ class InProcessCollectiveTest {
         assertArrayEquals(new long[] {0, 10, 0}, t.sent());
         assertArrayEquals(new long[] {5, 0, 5}, t.received());
         assertArrayEquals(new long[] {0, 40, 0}, t.sentBytes());
+    }
+
+    @Test
+    void messagesGoDirectlyToEveryOtherReplicaOrRoundTheRingAllButTheNextOnesOwn() {
+        List<byte[]> messages = List.of(new byte[10], new byte[200], new byte[3000]); // lengths L0, L1, L2
+        Traffic direct = Collective.direct().allGatherMessages(new ArrayList<>(messages), 50);
+        Traffic ring = Collective.ring().allGatherMessages(new ArrayList<>(messages), 50);
+        assertArrayEquals(new long[] {2 * 10, 2 * 200, 2 * 3000}, direct.sentBytes(), "each its own to the 2 others");
+        assertArrayEquals(new long[] {10 + 3000, 200 + 10, 3000 + 200}, ring.sentBytes(),
+                "replica r sends its own and passes on r - 1's, never r + 1's");
+        long[] received = {200 + 3000, 10 + 3000, 10 + 200}; // everyone's but its own, either way
+        assertArrayEquals(received, direct.receivedBytes());
+        assertArrayEquals(received, ring.receivedBytes());
+        assertArrayEquals(new long[] {100, 100, 100}, ring.sent(), "2 messages of 50 values each");
     }
 }
