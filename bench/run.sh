@@ -7,7 +7,8 @@
 # "spark": parameter averaging and ring allreduce (AllreduceTrainer) on Spark local-cluster[2,1,1024] (two executor
 # JVMs; BENCH_ARGS="--master local" for local[2]) against the in-process trainer with 2 virtual
 # replicas, averaging every 1 and 10 steps and gradient averaging; examples/s, ms per step, Spark's overhead per
-# averaging round, where an allreduce step's time goes
+# averaging round, where an allreduce step's time goes, also with 1-bit and PowerSGD compression
+# (BENCH_ARGS="--configs inproc-grad,allreduce,allreduce-onebit,allreduce-powersgd" runs only those)
 # (not part of "all"; e.g. BENCH_RESULTS=bench/RESULTS-spark.md bench/run.sh spark).
 # "gpu": on a machine with an NVIDIA GPU (built with MVN_ARGS=-Dgpu), the trainer with 1 replica and with 2
 # replicas on one GPU against DJL's Trainer on that GPU, LeNet and ResNet-18 on random images (not in "all").

@@ -14,6 +14,7 @@ import org.d2l.multigpu.bench.harness.Machine;
 import org.d2l.multigpu.bench.harness.MarkdownTable;
 import org.d2l.multigpu.bench.harness.RoundResults;
 import org.d2l.multigpu.bench.harness.Rounds;
+import org.d2l.multigpu.compression.Compressor;
 import org.d2l.multigpu.data.FashionMnistData;
 import org.d2l.multigpu.devices.Devices;
 import org.d2l.multigpu.parallel.DataParallelTrainer;
@@ -40,15 +41,16 @@ import picocli.CommandLine.Option;
  * overhead per round (round wall time minus the slowest partition's local steps: job, broadcast, task
  * start, parameters in and out, treeAggregate, the driver's mean); for the allreduce where a step's time
  * goes (forward and backward, allreduce, update), the driver's gap between epochs and the ring's one
- * join per fit (all epochs of a fit run in one barrier stage). Spark runs on {@code local-cluster[k,1,1024]} (k executor JVMs, as on a cluster;
+ * join per fit (all epochs of a fit run in one barrier stage), also with the gradients compressed (1-bit
+ * and PowerSGD of rank 2, error feedback on), whose bytes on the sockets it reports. Spark runs on {@code local-cluster[k,1,1024]} (k executor JVMs, as on a cluster;
  * {@code --master local} for {@code local[k]}). Each measurement runs in its own JVM; configurations are
  * interleaved round by round. Run it with {@code bench/run.sh spark} (options through {@code BENCH_ARGS}:
- * --workers --batch --limit --epochs --rounds --master).
+ * --workers --batch --limit --epochs --rounds --master --configs).
  */
 public final class SparkBench {
 
     static final List<String> CONFIGS = List.of("inproc-f1", "spark-f1", "inproc-f10", "spark-f10", "inproc-grad",
-            "allreduce", "inproc-grad-full", "allreduce-full");
+            "allreduce", "allreduce-onebit", "allreduce-powersgd", "inproc-grad-full", "allreduce-full");
 
     /** Fashion-MNIST's training examples: the "-full" configurations time one whole epoch of them. */
     static final int FULL_EPOCH = 60_000;
@@ -78,6 +80,11 @@ public final class SparkBench {
                 + "local-cluster[k,1,1024]) or local (local[k]) (default local-cluster)")
         String master = "local-cluster";
 
+        @Option(names = "--configs", paramLabel = "C,C", split = ",", description = "the configurations to run, "
+                + "each with its in-process baseline (default all: inproc-f1, spark-f1, inproc-f10, spark-f10, inproc-grad, "
+                + "allreduce, allreduce-onebit, allreduce-powersgd, inproc-grad-full, allreduce-full)")
+        List<String> configs = CONFIGS;
+
         @Option(names = "--child", hidden = true, description = "measures this configuration in this JVM")
         String child;
 
@@ -92,7 +99,22 @@ public final class SparkBench {
             if (child != null) {
                 Cli.oneOf("--child", child, CONFIGS);
             }
+            for (String c : configs) {
+                Cli.oneOf("--configs", c, CONFIGS);
+                if (!configs.contains(baseline(c))) {
+                    throw new IllegalArgumentException("--configs " + c + " is measured against " + baseline(c)
+                            + ": add it to --configs.");
+                }
+            }
         }
+    }
+
+    /** The in-process configuration that {@code config} is compared with (itself for an in-process one). */
+    static String baseline(String config) {
+        boolean full = config.endsWith("-full");
+        String plain = full ? config.substring(0, config.length() - "-full".length()) : config;
+        String base = plain.startsWith("allreduce") ? "inproc-grad" : "inproc-" + plain.substring(plain.indexOf('-') + 1);
+        return full ? base + "-full" : base;
     }
 
     public static void main(String[] args) throws Exception {
@@ -107,7 +129,7 @@ public final class SparkBench {
     private static void parent(Options o) throws Exception {
         int workers = o.workers;
         int batch = o.batch;
-        RoundResults runs = Rounds.run(CONFIGS, o.rounds, c -> runChild(c, o),
+        RoundResults runs = Rounds.run(o.configs, o.rounds, c -> runChild(c, o),
                 (r, c, res) -> System.err.printf(Locale.ROOT, "round %d %-10s %8.1f examples/s  overhead/round %6.1f ms  "
                         + "round %6.1f ms  peak RSS %5.0f MB%n", r, c, res[0], res[1], res[2], res[3] / 1024));
         StringBuilder sb = new StringBuilder();
@@ -122,28 +144,34 @@ public final class SparkBench {
                 .number("ratio to in-process (median of per-round ratios)", 3)
                 .number("overhead per averaging, ms (median)", 1).number("round, ms (median)", 1)
                 .number("peak RSS MB (max)", 0);
-        for (String c : CONFIGS) {
+        for (String c : o.configs) {
             boolean full = c.endsWith("-full");
             String plain = full ? c.substring(0, c.length() - "-full".length()) : c;
-            String base = plain.equals("allreduce") ? "inproc-grad" : "inproc-" + plain.substring(plain.indexOf('-') + 1);
             boolean averaging = plain.startsWith("spark");
-            boolean gradients = plain.equals("allreduce") || plain.equals("inproc-grad");
-            String name = (plain.equals("allreduce") ? "AllreduceTrainer, " + spark + ", barrier stage of " + workers
+            boolean gradients = plain.startsWith("allreduce") || plain.equals("inproc-grad");
+            Compressor compressor = compressor(plain);
+            String name = (plain.startsWith("allreduce") ? "AllreduceTrainer, " + spark + ", barrier stage of " + workers
                     : averaging ? "SparkTrainer, " + spark + ", " + workers + " partitions"
                     : "DataParallelTrainer, " + workers + " virtual replicas")
                     + (full ? ", one full epoch (" + FULL_EPOCH + " examples)" : "");
-            t.row(name, gradients ? "gradients every step" : "parameters every " + plain.substring(plain.indexOf("-f") + 2)
-                            + " step(s)", runs.median(c, 0), runs.median(c, 4), runs.ratio(c, full ? base + "-full" : base, 0),
+            t.row(name, gradients ? "gradients every step" + (compressor == null ? "" : ", " + compressor.describe())
+                            : "parameters every " + plain.substring(plain.indexOf("-f") + 2) + " step(s)",
+                    runs.median(c, 0), runs.median(c, 4), runs.ratio(c, baseline(c), 0),
                     averaging ? runs.median(c, 1) : null, averaging ? runs.median(c, 2) : null, runs.max(c, 3) / 1024);
         }
         sb.append(t);
-        for (String c : List.of("allreduce", "allreduce-full")) {
+        for (String c : o.configs) {
+            if (!c.startsWith("allreduce")) {
+                continue;
+            }
+            Compressor compressor = compressor(c.replace("-full", ""));
             sb.append(String.format(Locale.ROOT, "%nWhere the allreduce trainer's time goes%s (medians): per step %.1f ms "
                     + "forward and backward, %.1f ms ring allreduce (waiting for the slower peer included), %.1f ms "
                     + "update; %.0f ms once per fit joining the ring (all-gather through the driver, connections) and "
                     + "%.0f ms per epoch outside the tasks' work (the ranks' reports to the driver); %.0f bytes sent "
                     + "per step and rank on the sockets against 2(k-1)/k x gradient bytes = %.0f.%n",
-                    c.endsWith("-full") ? " in the full epoch" : "", runs.median(c, 5), runs.median(c, 6),
+                    c.endsWith("-full") ? " in the full epoch" : compressor != null ? " with " + compressor.describe() : "",
+                    runs.median(c, 5), runs.median(c, 6),
                     runs.median(c, 7), runs.median(c, 9), runs.median(c, 8), runs.median(c, 10), runs.median(c, 11)));
         }
         System.out.println(sb);
@@ -162,6 +190,12 @@ public final class SparkBench {
         return ChildProcess.measure(cmd, config);
     }
 
+    /** The compressor of an allreduce configuration (-onebit, -powersgd), or null. */
+    private static Compressor compressor(String config) {
+        return config.endsWith("-onebit") ? Compressor.oneBit(true)
+                : config.endsWith("-powersgd") ? Compressor.powerSgd(2, 10, true) : null;
+    }
+
     /**
      * One configuration in this JVM: prints {@code RESULT config examples/s overheadMs roundMs peakRssKb msPerStep
      * computeMs allreduceMs updateMs stageOverheadMs joinMs bytesSentPerStep ringBytesPerStep} (the last seven for
@@ -177,7 +211,7 @@ public final class SparkBench {
         config = full ? config.substring(0, config.length() - "-full".length()) : config;
         int limit = full ? FULL_EPOCH : o.limit;
         int epochs = full ? 1 : o.epochs;
-        boolean gradients = config.equals("allreduce") || config.equals("inproc-grad");
+        boolean gradients = config.startsWith("allreduce") || config.equals("inproc-grad");
         int frequency = gradients ? 1 : Integer.parseInt(config.substring(config.indexOf("-f") + 2));
         FashionMnistData fashion = FashionMnistData.builder().batchSize(gradients ? workers * batch : batch)
                 .shuffle(false).limit(limit).build();
@@ -201,10 +235,10 @@ public final class SparkBench {
                 extra[0] = 1000 * RoundResults.median(timed.stream().mapToDouble(RoundResult::overheadSeconds).toArray());
                 extra[1] = 1000 * RoundResults.median(timed.stream().mapToDouble(RoundResult::seconds).toArray());
             }
-        } else if (config.equals("allreduce")) {
+        } else if (config.startsWith("allreduce")) {
             try (JavaSparkContext sc = LocalCluster.start(o.master, workers);
                     AllreduceTrainer spark = AllreduceTrainer.builder(Models.LENET).optContext(sc).setPartitions(workers)
-                    .optOptimizer(opt).build(); SplitData data = spark.distribute(train)) {
+                    .optOptimizer(opt).optCompression(compressor(config)).build(); SplitData data = spark.distribute(train)) {
                 spark.fit(data, null, 1 + epochs); // one stage: a warm-up epoch (JIT, engine, join), then the timed ones
                 List<AllreduceEpoch> timed = spark.getEpochLog().subList(1, spark.getEpochLog().size());
                 examplesPerSecond = epochs * data.examples() / timed.stream().mapToDouble(AllreduceEpoch::stageSeconds).sum();

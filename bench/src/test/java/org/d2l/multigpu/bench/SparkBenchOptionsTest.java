@@ -54,4 +54,17 @@ class SparkBenchOptionsTest {
         assertTrue(e.getMessage().contains("--master"), e.getMessage());
         assertTrue(!e.getMessage().contains("--child"), e.getMessage());
     }
+
+    @Test
+    void configurationsAreChosenWithTheirInProcessBaselineOrRefusedNamingIt() {
+        SparkBench.Options o = Cli.parse(new SparkBench.Options(), "--configs", "inproc-grad,allreduce,allreduce-onebit");
+        assertEquals(List.of("inproc-grad", "allreduce", "allreduce-onebit"), o.configs);
+        assertEquals("inproc-grad", SparkBench.baseline("allreduce-powersgd"));
+        assertEquals("inproc-grad-full", SparkBench.baseline("allreduce-full"));
+        assertEquals("inproc-f10", SparkBench.baseline("spark-f10"));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> Cli.parse(new SparkBench.Options(), "--configs", "allreduce-onebit"));
+        assertTrue(e.getMessage().startsWith("--configs allreduce-onebit is measured against inproc-grad: add it"),
+                e.getMessage());
+    }
 }
