@@ -72,7 +72,7 @@ final class LessonCode implements AutoCloseable {
     }
 
     /**
-     * The from-scratch lesson ({@code notebooks/multiple-gpus.ipynb}) with its own LeNet, {@code getParams},
+     * The from-scratch lesson ({@code notebooks/multiple-gpus.ipynb}) with its own LeNet and initialisation, {@code getParams},
      * {@code allreduce}, {@code splitBatch}, {@code sgd}, {@code allreduceGrads} and {@code trainBatch} cells evaluated, its
      * parameters copied to {@code devices} (a Java expression) and {@code step()} defined: one
      * {@code trainBatch} on {@code batchSize} random images on a manager of its own, closed after it.
@@ -82,15 +82,14 @@ final class LessonCode implements AutoCloseable {
         LessonCode lesson = new LessonCode(Path.of("../notebooks/multiple-gpus.ipynb"));
         lesson.evalImports();
         lesson.eval("NDManager manager = NDManager.newBaseManager();");
-        lesson.eval(lesson.cell("List<NDArray> params = List.of("));
+        lesson.eval(lesson.cell("List<NDArray> initParams("));
         lesson.eval(lesson.cell("NDArray lenet("));
         lesson.eval(lesson.cell("List<NDArray> getParams("));
         lesson.eval(lesson.cell("void allreduce("));
-        lesson.eval(lesson.cell("long[] shardEnds("));
         lesson.eval(lesson.cell("List<NDList> splitBatch("));
         lesson.eval(lesson.cell("void sgd("));
         lesson.eval(lesson.cell("void allreduceGrads("));
-        lesson.eval(lesson.cell("void trainBatch("));
+        lesson.eval(lesson.cell("float trainBatch("));
         lesson.eval("List<Device> devices = " + devices + ";");
         lesson.eval("List<List<NDArray>> deviceParams = new ArrayList<>();");
         lesson.eval("for (Device d : devices) { deviceParams.add(getParams(params, d)); }");

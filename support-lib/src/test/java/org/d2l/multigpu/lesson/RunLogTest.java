@@ -1,0 +1,82 @@
+package org.d2l.multigpu.lesson;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class RunLogTest {
+
+    @Test
+    void epochLossIsTheMeanOverTheExamplesOfItsSteps() {
+        RunLog log = new RunLog();
+        RunLog.Run run = new RunLog.Run("1 device");
+        run.step(4, () -> 8f);
+        run.step(2, () -> 1f);
+        run.epoch(0.5);
+        run.step(3, () -> 3f);
+        run.epoch(0.75);
+        log.add(run);
+        assertEquals(List.of(1.5, 1.0), log.get("1 device").trainLoss());
+        assertEquals(0.75, log.get("1 device").lastAcc());
+        assertEquals(3, run.steps());
+    }
+
+    @Test
+    void countsTheStepsAfterWhichReplicasDiffered() {
+        RunLog.Run run = new RunLog.Run("2 devices");
+        run.replicasEqual(true);
+        run.replicasEqual(false);
+        run.replicasEqual(false);
+        assertEquals(2, run.unequalSteps());
+    }
+
+    @Test
+    void predictionIntervalIsMeanPlusMinusStudentTimesSpread() {
+        RunLog log = new RunLog();
+        for (float loss : new float[] {3, 1, 2}) {
+            RunLog.Run run = new RunLog.Run("seed " + (int) loss);
+            run.step(1, () -> loss);
+            run.epoch(0.1);
+            log.add(run);
+        }
+        // losses 1, 2, 3: mean 2, s 1, t(0.995, 2 degrees) 9.9248, sqrt(1 + 1/3)
+        double half = 9.924843 * Math.sqrt(4.0 / 3);
+        assertArrayEquals(new double[] {2 - half, 2 + half}, log.predictionInterval(0.99, "seed 1", "seed 2", "seed 3"), 1e-5);
+        assertThrows(IllegalArgumentException.class, () -> log.predictionInterval(0.99, "seed 1"));
+        assertThrows(IllegalArgumentException.class, () -> log.predictionInterval(1, "seed 1", "seed 2"));
+        assertEquals(0.1, log.lowestLastAcc());
+    }
+
+    @Test
+    void aRunThatDidNotFinishIsAnErrorThatSaysSo() {
+        RunLog log = new RunLog();
+        RunLog.Run run = new RunLog.Run("2 devices");
+        run.step(1, () -> 1f);
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> log.get("2 devices"));
+        assertTrue(e.getMessage().contains("did not finish"), e.getMessage());
+        assertThrows(IllegalStateException.class, () -> log.add(run));
+        assertThrows(IllegalStateException.class, () -> new RunLog.Run("x").epoch(0.5));
+    }
+
+    @Test
+    void medianStepIgnoresOneSlowStep() {
+        RunLog.Run run = new RunLog.Run("r");
+        for (int i = 0; i < 3; i++) {
+            run.step(1, () -> 0f);
+        }
+        run.step(1, () -> {
+            try {
+                Thread.sleep(200);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return 0f;
+        });
+        run.step(1, () -> 0f);
+        assertTrue(run.medianStepSeconds() < 0.1, "median " + run.medianStepSeconds());
+    }
+}
