@@ -67,15 +67,27 @@ public final class RunLog {
                 () -> new IllegalStateException("No run has finished, so there is no accuracy to compare."));
     }
 
-    /** One row per finished run: its last training loss and test accuracy, its best test accuracy and its median step time. */
+    /**
+     * One row per finished run: its last training loss and test accuracy, its best test accuracy, its median
+     * step time and its time from start to the end of its last epoch; a last row adds up the times.
+     */
     public String table() {
-        StringBuilder out = new StringBuilder(String.format(Locale.ROOT, "%-20s %6s %10s %9s %9s %10s%n",
-                "run", "epochs", "train loss", "test acc", "best acc", "ms/step"));
+        StringBuilder out = new StringBuilder(String.format(Locale.ROOT, "%-20s %6s %10s %9s %9s %8s %8s%n",
+                "run", "epochs", "train loss", "test acc", "best acc", "ms/step", "time"));
+        double total = 0;
         for (Run r : finished.values()) {
-            out.append(String.format(Locale.ROOT, "%-20s %6d %10.4f %9.4f %9.4f %10.1f%n", r.name,
-                    r.testAcc.size(), r.lastLoss(), r.lastAcc(), r.bestAcc(), 1e3 * r.medianStepSeconds()));
+            out.append(String.format(Locale.ROOT, "%-20s %6d %10.4f %9.4f %9.4f %8.1f %8s%n", r.name,
+                    r.testAcc.size(), r.lastLoss(), r.lastAcc(), r.bestAcc(), 1e3 * r.medianStepSeconds(),
+                    duration(r.seconds)));
+            total += r.seconds;
         }
-        return out.toString();
+        return out.append(String.format(Locale.ROOT, "%-20s %6s %10s %9s %9s %8s %8s%n", "all runs", "", "", "", "",
+                "", duration(total))).toString();
+    }
+
+    private static String duration(double seconds) {
+        long s = Math.round(seconds);
+        return s < 60 ? s + " s" : String.format(Locale.ROOT, "%d:%02d min", s / 60, s % 60);
     }
 
     /** What one run measured, recorded step by step and epoch by epoch. */
@@ -85,6 +97,8 @@ public final class RunLog {
         private final List<Double> trainLoss = new ArrayList<>();
         private final List<Double> testAcc = new ArrayList<>();
         private final List<Double> stepSeconds = new ArrayList<>();
+        private final long started = System.nanoTime();
+        private double seconds;
         private double epochLoss;
         private long epochExamples;
         private int unequalSteps;
@@ -125,8 +139,14 @@ public final class RunLog {
             }
             trainLoss.add(epochLoss / epochExamples);
             testAcc.add(accuracy);
+            seconds = (System.nanoTime() - started) / 1e9;
             epochLoss = 0;
             epochExamples = 0;
+        }
+
+        /** The seconds from the run's start to the end of its last epoch, evaluation included. */
+        public double seconds() {
+            return seconds;
         }
 
         /** The steps taken so far. */

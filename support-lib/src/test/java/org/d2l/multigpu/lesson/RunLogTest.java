@@ -23,6 +23,9 @@ class RunLogTest {
         assertEquals(List.of(1.5, 1.0), log.get("1 device").trainLoss());
         assertEquals(0.75, log.get("1 device").lastAcc());
         assertEquals(3, run.steps());
+        String table = log.table();
+        assertTrue(table.contains("1 device") && table.contains("1.0000") && table.contains("all runs"), table);
+        assertTrue(run.seconds() >= 0);
     }
 
     @Test
