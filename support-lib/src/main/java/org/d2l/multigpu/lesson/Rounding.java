@@ -12,27 +12,19 @@ public final class Rounding {
     private Rounding() {}
 
     /**
-     * The size of the rounding error that a float32 sum of {@code n} terms typically has, as a fraction of
-     * the terms' size: sqrt(n) EPS, each addition off by at most EPS and the errors adding up as a random
-     * walk (Higham, Accuracy and Stability of Numerical Algorithms, 2002, section 2.8).
+     * How far apart the parameters {@code a} and {@code b}, both computed by one step from {@code before},
+     * lie against float32 rounding: the largest difference in a tensor over EPS (|p| + sqrt(n) |s|), with |p| the
+     * tensor's largest parameter in {@code a} (one rounding of the stored value) and |s| its largest step
+     * |a - before| (a float32 sum of n terms is typically off by sqrt(n) EPS of the terms' size, the errors
+     * adding up as a random walk: Higham, Accuracy and Stability of Numerical Algorithms, 2002, 2.8); the
+     * largest such ratio over the tensors, at most about 1 when the two differ by rounding alone.
      */
-    public static double sumTolerance(long n) {
-        if (n < 1) {
-            throw new IllegalArgumentException("A sum has at least one term, got " + n + ".");
-        }
-        return Math.sqrt(n) * EPS;
-    }
-
-    /**
-     * The largest difference between the parameters {@code a} and {@code b}, both computed by one step from
-     * {@code before}, as a fraction of the largest step |a - before| in the same tensor; the largest such
-     * fraction over the tensors (a difference in a tensor that did not move gives infinity).
-     */
-    public static double stepDifference(List<NDArray> before, List<NDArray> a, List<NDArray> b) {
+    public static double stepRatio(List<NDArray> before, List<NDArray> a, List<NDArray> b, long n) {
         if (before.size() != a.size() || a.size() != b.size()) {
-            throw new IllegalArgumentException("stepDifference compares lists of equal length, got " + before.size()
+            throw new IllegalArgumentException("stepRatio compares lists of equal length, got " + before.size()
                     + ", " + a.size() + " and " + b.size() + " parameters.");
         }
+        double root = Math.sqrt(n);
         double worst = 0;
         for (int j = 0; j < a.size(); j++) {
             float[] p0 = before.get(j).toFloatArray();
@@ -42,14 +34,17 @@ public final class Rounding {
                 throw new IllegalArgumentException("Parameter " + j + " has " + p0.length + ", " + pa.length + " and "
                         + pb.length + " elements in the three lists: they must hold the same parameters.");
             }
+            double size = 0;
             double step = 0;
             double diff = 0;
             for (int i = 0; i < pa.length; i++) {
+                size = Math.max(size, Math.abs((double) pa[i]));
                 step = Math.max(step, Math.abs((double) pa[i] - p0[i]));
                 diff = Math.max(diff, Math.abs((double) pa[i] - pb[i]));
             }
             if (diff > 0) {
-                worst = Math.max(worst, step == 0 ? Double.POSITIVE_INFINITY : diff / step);
+                double bound = EPS * (size + root * step);
+                worst = Math.max(worst, bound == 0 ? Double.POSITIVE_INFINITY : diff / bound);
             }
         }
         return worst;

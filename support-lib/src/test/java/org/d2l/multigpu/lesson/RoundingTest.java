@@ -2,6 +2,7 @@ package org.d2l.multigpu.lesson;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
@@ -12,36 +13,42 @@ import org.junit.jupiter.api.Test;
 class RoundingTest {
 
     @Test
-    void differenceIsAFractionOfTheLargestStepInItsTensor() {
+    void oneSpacingOfTheLargestParameterIsWithinTheBound() {
         Djl.setup();
         try (NDManager m = NDManager.newBaseManager()) {
             NDArray before = m.create(new float[] {1f, 0.5f});
-            NDArray a = m.create(new float[] {0.75f, 0.5f}); // the largest step: 0.25
-            NDArray b = m.create(new float[] {0.75f, 0.5f + 0.0625f}); // 0.0625 off where a did not move
-            NDArray w0 = m.create(new float[] {2f});
-            NDArray w1 = m.create(new float[] {1f}); // the largest step: 1
-            NDArray w2 = m.create(new float[] {1.125f});
-            assertEquals(0.25, Rounding.stepDifference(List.of(before), List.of(a), List.of(b)));
-            assertEquals(0.25, Rounding.stepDifference(List.of(before, w0), List.of(a, w1), List.of(b, w2)));
-            assertEquals(0.0, Rounding.stepDifference(List.of(before), List.of(a), List.of(a)));
+            NDArray a = m.create(new float[] {1f, 0.5f}); // no step: the bound is EPS |p| = EPS
+            NDArray b = m.create(new float[] {1f, 0.5f + Math.ulp(0.5f)});
+            assertEquals(0.5, Rounding.stepRatio(List.of(before), List.of(a), List.of(b), 256), 1e-12);
+            assertEquals(0.0, Rounding.stepRatio(List.of(before), List.of(a), List.of(a), 256));
         }
     }
 
     @Test
-    void aDifferenceWhereNothingMovedIsInfinite() {
+    void theBoundGrowsWithTheRootOfTheTermsTimesTheLargestStep() {
         Djl.setup();
         try (NDManager m = NDManager.newBaseManager()) {
-            NDArray zero = m.create(new float[] {0f});
-            NDArray tiny = m.create(new float[] {Float.MIN_VALUE});
-            assertEquals(Double.POSITIVE_INFINITY, Rounding.stepDifference(List.of(zero), List.of(zero), List.of(tiny)));
-            assertThrows(IllegalArgumentException.class, () -> Rounding.stepDifference(List.of(zero), List.of(zero), List.of()));
+            NDArray before = m.create(new float[] {0.5f, 0f});
+            NDArray a = m.create(new float[] {0.5f, 0.25f}); // largest parameter 0.5, largest step 0.25
+            NDArray b = m.create(new float[] {0.5f, 0.25f + 1e-5f});
+            double bound = Rounding.EPS * (0.5 + 16 * 0.25);
+            assertEquals((double) (0.25f + 1e-5f) - 0.25f, Rounding.stepRatio(List.of(before), List.of(a), List.of(b), 256) * bound, 1e-12);
         }
     }
 
     @Test
-    void sumToleranceGrowsWithTheRootOfTheTerms() {
-        assertEquals(Math.ulp(1f), Rounding.sumTolerance(1));
-        assertEquals(4 * Math.ulp(1f), Rounding.sumTolerance(16));
-        assertThrows(IllegalArgumentException.class, () -> Rounding.sumTolerance(0));
+    void aWrongStepIsFarOutsideTheBound() {
+        Djl.setup();
+        try (NDManager m = NDManager.newBaseManager()) {
+            NDArray before = m.create(new float[] {0.5f});
+            NDArray a = m.create(new float[] {0.49f}); // the step 0.01
+            NDArray b = m.create(new float[] {0.48f}); // twice the step, as with the shard size in place of the batch size
+            assertTrue(Rounding.stepRatio(List.of(before), List.of(a), List.of(b), 256) > 1000);
+            NDArray zero = m.create(new float[] {0f});
+            NDArray tiny = m.create(new float[] {Float.MIN_VALUE});
+            assertEquals(Double.POSITIVE_INFINITY, Rounding.stepRatio(List.of(zero), List.of(zero), List.of(tiny), 256));
+            assertThrows(IllegalArgumentException.class, () -> Rounding.stepRatio(List.of(zero), List.of(zero), List.of(), 1));
+        }
     }
+
 }

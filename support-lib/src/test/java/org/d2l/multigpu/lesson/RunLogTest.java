@@ -29,6 +29,24 @@ class RunLogTest {
     }
 
     @Test
+    void accuracyGapsAreMeansOverTheEpochsAndTheSmallestPairWins() {
+        RunLog log = new RunLog();
+        double[][] accs = {{0.5, 0.7}, {0.6, 0.7}, {0.9, 0.9}};
+        for (int r = 0; r < accs.length; r++) {
+            RunLog.Run run = new RunLog.Run("run " + r);
+            for (double acc : accs[r]) {
+                run.step(1, () -> 1f);
+                run.epoch(acc);
+            }
+            log.add(run);
+        }
+        assertEquals(0.05, log.meanAccGap("run 0", "run 1"), 1e-12);
+        assertEquals(0.3, log.meanAccGap("run 0", "run 2"), 1e-12);
+        assertEquals(0.05, log.smallestMeanAccGap("run 0", "run 1", "run 2"), 1e-12);
+        assertThrows(IllegalArgumentException.class, () -> log.smallestMeanAccGap("run 0"));
+    }
+
+    @Test
     void countsTheStepsAfterWhichReplicasDiffered() {
         RunLog.Run run = new RunLog.Run("2 devices");
         run.replicasEqual(true);
