@@ -21,14 +21,19 @@ RUN . /tmp/debian-packages.sh \
  && rm -rf /var/lib/apt/lists/* /tmp/debian-packages.sh
 
 WORKDIR /opt/d2l
-# Maven's downloads first, in a layer of their own that only a change to a pom.xml rebuilds: the build of
-# the modules without their sources fetches every dependency and plugin the real build uses.
+# Maven's downloads first, in a layer of their own that only a change to a pom.xml (or to the scripts
+# below) rebuilds: scripts/maven-deps.sh builds the modules from their pom.xml files with a placeholder
+# class each, which fetches every dependency and plugin the real build and scripts/serve.sh's start use.
+# docker-maven-check.sh replays these steps without Docker against an empty Maven repository.
 COPY pom.xml ./
 COPY support-lib/pom.xml support-lib/
 COPY spark-lib/pom.xml spark-lib/
 COPY bench/pom.xml bench/
 COPY kernel-launcher/pom.xml kernel-launcher/
-RUN mvn -B -q -DskipTests package && rm -rf support-lib/target spark-lib/target bench/target kernel-launcher/target
+COPY scripts/common.sh scripts/
+COPY scripts/debian-packages.sh scripts/
+COPY scripts/maven-deps.sh scripts/
+RUN scripts/maven-deps.sh
 
 COPY . .
 # Builds the jars and the kernel launcher (offline: everything is in /root/.m2) and installs the kernel
@@ -38,4 +43,5 @@ RUN MVN_ARGS=-o scripts/setup.sh
 ENV MVN_ARGS=-o
 
 EXPOSE 8888
-CMD ["scripts/serve.sh", "--ip=0.0.0.0", "--allow-root"]
+# serve.sh adds --allow-root itself when it runs as root.
+CMD ["scripts/serve.sh", "--ip=0.0.0.0"]

@@ -25,6 +25,16 @@ KERNEL_JAR="rapaio-jupyter-kernel-$RAPAIO_VERSION.jar"
 KERNEL_LAUNCHER_JAR=d2l-kernel-launcher.jar
 KERNEL_LAUNCHER_CLASS=org.d2l.multigpu.kernel.KernelLauncher
 
+# Copies the rapaio kernel jar from the local Maven repository (fetching it first when online) into $1;
+# extra Maven arguments in the array MVN_EXTRA. Runs where there is no pom.xml, so that the goal does
+# not run once per module.
+fetch_kernel_jar() {
+    (cd "$1" && mvn -q -B ${MVN_EXTRA[@]+"${MVN_EXTRA[@]}"} \
+        org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy \
+        -Dartifact="io.github.padreati:rapaio-jupyter-kernel:$RAPAIO_VERSION" \
+        -DoutputDirectory="$1")
+}
+
 # Debian's Jupyter lives in /usr/bin/python3; a pyenv/venv python3 first on PATH may lack it.
 if [[ -x /usr/bin/python3 ]]; then
     PY=/usr/bin/python3

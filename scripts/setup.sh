@@ -117,11 +117,7 @@ mkdir -p "$KERNEL_DIR" "$JUPYTER_RUNTIME_DIR"
 find "$KERNEL_DIR" -maxdepth 1 -name 'rapaio-jupyter-kernel-*.jar' ! -name "$KERNEL_JAR" -delete
 if [[ ! -f "$KERNEL_DIR/$KERNEL_JAR" ]]; then
     log "Fetching io.github.padreati:rapaio-jupyter-kernel:$RAPAIO_VERSION ..."
-    # Run where there is no pom.xml, so that the goal does not run once per module.
-    (cd "$KERNEL_DIR" && mvn -q -B ${MVN_EXTRA[@]+"${MVN_EXTRA[@]}"} \
-        org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy \
-        -Dartifact="io.github.padreati:rapaio-jupyter-kernel:$RAPAIO_VERSION" \
-        -DoutputDirectory="$KERNEL_DIR")
+    fetch_kernel_jar "$KERNEL_DIR"
 fi
 
 cp "$LAUNCHER_JAR" "$KERNEL_DIR/$KERNEL_LAUNCHER_JAR"
