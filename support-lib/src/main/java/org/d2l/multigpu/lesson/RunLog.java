@@ -1,14 +1,12 @@
 package org.d2l.multigpu.lesson;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.Supplier;
-import org.apache.commons.math3.distribution.TDistribution;
 
 /**
  * The training runs a from-scratch lesson has finished, by name: each run's training loss and test
@@ -36,29 +34,6 @@ public final class RunLog {
                     + (finished.isEmpty() ? "" : " Finished runs: " + finished.keySet() + "."));
         }
         return run;
-    }
-
-    /**
-     * The interval in which one more run from the spread of the runs {@code names} would end with the
-     * probability {@code confidence}, for the last-epoch training loss, {low end, high end}: mean +- t s
-     * sqrt(1 + 1/n), t Student's quantile with n - 1 degrees of freedom (the textbook prediction interval
-     * of a normal sample of n, s its standard deviation).
-     */
-    public double[] predictionInterval(double confidence, String... names) {
-        if (names.length < 2 || !(confidence > 0 && confidence < 1)) {
-            throw new IllegalArgumentException("A prediction interval needs at least 2 runs and a confidence "
-                    + "between 0 and 1, got " + names.length + " run(s) and " + confidence + ".");
-        }
-        double[] losses = new double[names.length];
-        for (int i = 0; i < names.length; i++) {
-            losses[i] = get(names[i]).lastLoss();
-        }
-        int n = losses.length;
-        double mean = Arrays.stream(losses).average().orElseThrow();
-        double s = Math.sqrt(Arrays.stream(losses).map(x -> (x - mean) * (x - mean)).sum() / (n - 1));
-        double t = new TDistribution(n - 1).inverseCumulativeProbability((1 + confidence) / 2);
-        double half = t * s * Math.sqrt(1 + 1.0 / n);
-        return new double[] {mean - half, mean + half};
     }
 
     /** The mean over the epochs of the gap in test accuracy between the finished runs {@code a} and {@code b}. */
