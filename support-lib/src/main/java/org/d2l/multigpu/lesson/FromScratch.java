@@ -114,7 +114,7 @@ public final class FromScratch {
             List<Device> devices, float lr, Loss loss,
             BiFunction<NDArray, List<NDArray>, NDArray> net) {
         Shards shards = splitBatch(x, y, devices);
-        float total = 0;
+        List<NDArray> losses = new ArrayList<>(); // read after the loop: reading a loss waits for its device
         try (GradientCollector gc = Engine.getInstance().newGradientCollector()) {
             for (int i = 0; i < devices.size(); i++) {
                 NDArray yHat = net.apply(shards.x().get(i), deviceParams.get(i));
@@ -122,8 +122,12 @@ public final class FromScratch {
                 // DJL's loss is a mean: make it a sum (a scalar from Scalars.of, as autograd keeps it)
                 NDArray l = mean.mul(Scalars.of(mean, shards.x().get(i).getShape().get(0)));
                 gc.backward(l);
-                total += l.getFloat();
+                losses.add(l);
             }
+        }
+        float total = 0;
+        for (NDArray l : losses) {
+            total += l.getFloat();
         }
         int numParams = deviceParams.get(0).size();
         for (int j = 0; j < numParams; j++) {
