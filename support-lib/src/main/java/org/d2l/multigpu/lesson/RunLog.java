@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.Supplier;
+import org.d2l.multigpu.eval.Timer;
 
 /**
  * The training runs a from-scratch lesson has finished, by name: each run's training loss and test
@@ -100,7 +101,8 @@ public final class RunLog {
         private final String name;
         private final List<Double> trainLoss = new ArrayList<>();
         private final List<Double> testAcc = new ArrayList<>();
-        private final List<Double> stepSeconds = new ArrayList<>();
+        private final Timer stepTimes = new Timer();
+        private int steps;
         private final long started = System.nanoTime();
         private double seconds;
         private double epochLoss;
@@ -124,7 +126,8 @@ public final class RunLog {
         public float step(long examples, Supplier<Float> summedLoss) {
             long start = System.nanoTime();
             float loss = summedLoss.get();
-            stepSeconds.add((System.nanoTime() - start) / 1e9);
+            stepTimes.record((System.nanoTime() - start) / 1e9);
+            steps++;
             epochLoss += loss;
             epochExamples += examples;
             return loss;
@@ -155,7 +158,7 @@ public final class RunLog {
 
         /** The steps taken so far. */
         public int steps() {
-            return stepSeconds.size();
+            return steps;
         }
 
         /** The mean training loss of each epoch. */
@@ -190,10 +193,7 @@ public final class RunLog {
 
         /** The median time of a step in seconds, which a few steps slowed by other work on the machine do not move. */
         public double medianStepSeconds() {
-            List<Double> sorted = new ArrayList<>(stepSeconds);
-            Collections.sort(sorted);
-            int n = sorted.size();
-            return n == 0 ? 0 : n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
+            return stepTimes.median();
         }
     }
 }
