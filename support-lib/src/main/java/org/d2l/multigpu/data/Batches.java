@@ -1,6 +1,7 @@
 package org.d2l.multigpu.data;
 
 import ai.djl.Device;
+import ai.djl.ndarray.NDList;
 import ai.djl.ndarray.NDManager;
 import ai.djl.training.dataset.Batch;
 import ai.djl.training.dataset.Dataset;
@@ -9,8 +10,11 @@ import ai.djl.training.dataset.Sampler;
 import ai.djl.translate.TranslateException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.ArrayList;
 import java.util.Iterator;
+import java.util.List;
 import java.util.concurrent.ExecutorService;
+import java.util.function.Predicate;
 
 /** The batches of a DJL data set, with DJL's checked exceptions turned into unchecked ones that say what failed. */
 public final class Batches {
@@ -55,6 +59,46 @@ public final class Batches {
                 return batches.next();
             }
         };
+    }
+
+    /** The examples and labels of the first {@code count} batches of {@code data} (fewer if it has fewer), kept in {@code manager}. */
+    public static List<NDList> first(Dataset data, NDManager manager, int count) {
+        List<NDList> out = new ArrayList<>();
+        if (count <= 0) {
+            return out;
+        }
+        for (Batch b : of(data, manager, "training")) {
+            NDList xy = new NDList(b.getData().head(), b.getLabels().head());
+            xy.attach(manager); // kept in manager: closing the batch would free them
+            out.add(xy);
+            if (out.size() == count) {
+                break;
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Gives {@code step} one batch of {@code data} after another, each closed after its step, passing over the
+     * set again as needed, while {@code step} returns true and at most {@code most} times; returns the steps given.
+     */
+    public static int feed(Dataset data, NDManager manager, int most, Predicate<Batch> step) {
+        int n = 0;
+        while (n < most) {
+            int before = n;
+            for (Batch b : of(data, manager, "training")) {
+                try (b) {
+                    n++;
+                    if (!step.test(b) || n == most) {
+                        return n;
+                    }
+                }
+            }
+            if (n == before) {
+                throw new IllegalArgumentException("The data set has no batches to feed: give it examples.");
+            }
+        }
+        return n;
     }
 
     private static Iterable<Batch> read(Dataset data, NDManager manager, Sampler order, ExecutorService prefetcher,

@@ -39,31 +39,12 @@ public final class RunLog {
 
     /** The mean over the epochs of the gap in test accuracy between the finished runs {@code a} and {@code b}. */
     public double meanAccGap(String a, String b) {
-        List<Double> x = get(a).testAcc;
-        List<Double> y = get(b).testAcc;
-        if (x.size() != y.size()) {
-            throw new IllegalArgumentException("The runs '" + a + "' and '" + b + "' have " + x.size() + " and "
-                    + y.size() + " epochs: compare runs of as many epochs.");
-        }
-        double sum = 0;
-        for (int e = 0; e < x.size(); e++) {
-            sum += Math.abs(x.get(e) - y.get(e));
-        }
-        return sum / x.size();
+        return AccuracyGaps.mean(a, get(a).testAcc, b, get(b).testAcc);
     }
 
     /** The smallest {@link #meanAccGap} between any two of the runs {@code names}. */
     public double smallestMeanAccGap(String... names) {
-        if (names.length < 2) {
-            throw new IllegalArgumentException("A gap needs two runs at least, got " + names.length + ".");
-        }
-        double smallest = Double.POSITIVE_INFINITY;
-        for (int i = 0; i < names.length; i++) {
-            for (int j = i + 1; j < names.length; j++) {
-                smallest = Math.min(smallest, meanAccGap(names[i], names[j]));
-            }
-        }
-        return smallest;
+        return AccuracyGaps.smallest(names, this::meanAccGap);
     }
 
     /** The lowest last test accuracy of the finished runs. */
