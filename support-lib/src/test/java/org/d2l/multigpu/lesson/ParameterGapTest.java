@@ -29,6 +29,13 @@ class ParameterGapTest {
             a.getParameters().valueAt(1).getArray().set(new float[] {0f, 0f});
             assertEquals(0.5, ParameterGap.largest(a, b));
             assertEquals(0.0, ParameterGap.largest(a, a));
+            float[] w = a.getParameters().valueAt(0).getArray().toFloatArray();
+            double normA = 0;
+            for (float v : w) {
+                normA += v * (double) v;
+            }
+            double expected = Math.sqrt((0.5 * 0.5 + 0.25 * 0.25) / normA); // the weights agree, the bias does not
+            assertEquals(expected, ParameterGap.relative(a, b), 1e-6 * expected);
         }
     }
 
