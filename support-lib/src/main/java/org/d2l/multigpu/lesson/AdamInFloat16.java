@@ -95,7 +95,7 @@ public final class AdamInFloat16 {
                 + "  non-zero gradient                       %7d%n"
                 + "  of these, second moment rounded to zero %7d (%5.1f%%)%n"
                 + "  step infinite (m / 0)                   %7d%n"
-                + "  step NaN (0 / 0, zero gradient)         %7d%n"
+                + "  step NaN (0 / 0: m and v both zero)     %7d%n"
                 + "  not finite, of all weights              %7d (%5.1f%%)%n",
                 weights, epsilon16, nonZeroGradients, zeroSecondMoment, 100 * zeroSecondMomentFraction(), infinite,
                 notANumber, infinite + notANumber, 100 * notFiniteFraction());
