@@ -48,6 +48,25 @@ class CheckOutputsTest(unittest.TestCase):
         self.assertIn("claim does not hold: ✘ close (measured: 0.2085)", out)
         self.assertIn("claims: 3 hold of 4; checks: 0 hold of 0", out)
 
+    def test_a_failed_claim_the_lesson_lists_as_discussed_passes_a_recording_and_a_stale_entry_fails_it(self):
+        nb = notebook(THREE + "✘ close to one device (measured: 0.2085)\n")
+        nb["metadata"]["d2l"] = {"discussed_failures": ["close to one device"]}
+        code, out = self.run_check(nb, "--claims", "record")
+        self.assertEqual(0, code, out)
+        self.assertIn("failed, and discussed by the lesson: ✘ close to one device (measured: 0.2085)", out)
+        self.assertIn("claims: 3 hold of 4", out)
+        nb["metadata"]["d2l"] = {"discussed_failures": ["close to one device", "another claim"]}
+        code, out = self.run_check(nb, "--claims", "record")
+        self.assertEqual(1, code, out)
+        self.assertIn('no failed claim starts with it: "another claim"', out)
+
+    def test_a_failed_check_cannot_be_listed_as_discussed(self):
+        nb = notebook(THREE + "✘ check: 16P bytes (measured: 12)\n")
+        nb["metadata"]["d2l"] = {"discussed_failures": ["check: 16P bytes"]}
+        code, out = self.run_check(nb, "--claims", "record")
+        self.assertEqual(1, code, out)
+        self.assertIn("check does not hold", out)
+
     def test_a_check_that_fails_fails_a_recording_as_a_claim_does(self):
         code, out = self.run_check(notebook(THREE + "✘ check: 16P bytes (measured: 12)\n"), "--claims", "record")
         self.assertEqual(1, code, out)
