@@ -55,6 +55,8 @@ public final class FashionMnistData {
     private final boolean offline;
     private final NDManager manager;
     private Optional<Path> folder;
+    private ArrayDataset trainSet;
+    private ArrayDataset testSet;
 
     private FashionMnistData(Builder b) {
         Settings settings = b.settings != null ? b.settings : Settings.get();
@@ -90,14 +92,23 @@ public final class FashionMnistData {
         return TEXT_LABELS[labelIndex];
     }
 
-    /** Returns the prepared training set (60,000 examples, or the limit), shuffled unless turned off. */
-    public ArrayDataset train() {
-        return load(Dataset.Usage.TRAIN, shuffle);
+    /**
+     * Returns the prepared training set (60,000 examples, or the limit), shuffled unless turned off: prepared
+     * once and the same set afterwards, so that a lesson's many calls hold one copy of the data in memory.
+     */
+    public synchronized ArrayDataset train() {
+        if (trainSet == null) {
+            trainSet = load(Dataset.Usage.TRAIN, shuffle);
+        }
+        return trainSet;
     }
 
-    /** Returns the prepared test set (10,000 examples, or the limit), in file order. */
-    public ArrayDataset test() {
-        return load(Dataset.Usage.TEST, false);
+    /** Returns the prepared test set (10,000 examples, or the limit), in file order, prepared once as {@link #train()}. */
+    public synchronized ArrayDataset test() {
+        if (testSet == null) {
+            testSet = load(Dataset.Usage.TEST, false);
+        }
+        return testSet;
     }
 
     /** Returns the number of examples used from each split ({@code Long.MAX_VALUE}: all). */

@@ -4,6 +4,8 @@ import static org.d2l.multigpu.data.IdxFixtures.Naming.DJL;
 import static org.d2l.multigpu.data.IdxFixtures.Naming.OFFICIAL;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -106,6 +108,15 @@ class FashionMnistDataTest {
             labels.add(test ? IdxFixtures.testLabel(i) : IdxFixtures.trainLabel(i));
         }
         return labels;
+    }
+
+    @Test
+    void eachSetIsPreparedOnceAndReturnedAgainSoThatALessonHoldsOneCopyOfTheData() throws Exception {
+        Path data = IdxFixtures.writeSet(tmp.resolve("data"), IdxFixtures.Naming.OFFICIAL, true, 20, 8);
+        FashionMnistData fm = isolated(data).build();
+        assertSame(fm.train(), fm.train());
+        assertSame(fm.test(), fm.test());
+        assertNotSame(fm.train(), fm.test());
     }
 
     @ParameterizedTest(name = "{0} names, gzip={1}")
