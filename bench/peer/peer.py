@@ -16,7 +16,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-FASHION = "/usr/share/datasets/fashion-mnist"
+FASHION = os.environ.get("FASHION_MNIST_DIR", "/usr/share/datasets/fashion-mnist")
 
 
 def lenet():
@@ -93,19 +93,21 @@ def main():
     p.add_argument("--steps", type=int, default=30)
     p.add_argument("--warmup", type=int, default=5)
     p.add_argument("--limit", type=int, default=1024)
-    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--threads", type=int, default=None, help="intra-op threads (default: PyTorch's)")
+    p.add_argument("--device", default="cpu", choices=("cpu", "cuda"))
     p.add_argument("--lr", type=float, default=0.05)
     p.add_argument("--config", default="torch")
     a = p.parse_args()
-    torch.set_num_threads(a.threads)
+    if a.threads is not None:
+        torch.set_num_threads(a.threads)
     torch.manual_seed(42)
     if a.model.startswith("resnet18"):
         net = resnet18(w=int(a.model.split("-w")[1]) if "-w" in a.model else 64)
     else:
         net = {"lenet": lenet, "lenet-sigmoid": lenet_sigmoid}[a.model]()
-    net.train()
+    net.to(a.device).train()
     opt = torch.optim.SGD(net.parameters(), lr=a.lr)
-    data = batches(a.batch, a.limit)
+    data = [(x.to(a.device), y.to(a.device)) for x, y in batches(a.batch, a.limit)]
 
     def step(x, y):
         opt.zero_grad()

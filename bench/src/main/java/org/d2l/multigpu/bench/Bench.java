@@ -41,7 +41,7 @@ public final class Bench {
 
     /** Runs every configuration once per round, each in a fresh process, and prints a table. */
     private static void parent(BenchOptions o) throws Exception {
-        boolean peer = o.suite.equals("peer");
+        boolean peer = o.suite.equals("peer") || o.configs().get(0).equals("torch");
         RoundResults runs = Rounds.run(o.configs(), o.rounds, c -> runChild(c, o),
                 (r, c, res) -> System.err.printf(Locale.ROOT, "round %d %-9s %9.1f examples/s  peak RSS %6.0f MB%s%n",
                         r, c, res[0], res[1] / 1024, peer ? String.format(Locale.ROOT,
@@ -58,7 +58,10 @@ public final class Bench {
         List<String> cmd;
         List<String> child = o.childArgs(config);
         if (config.equals("torch")) {
-            cmd = new ArrayList<>(List.of(o.python, PEER_SCRIPT, "--config", config, "--threads", String.valueOf(o.threads)));
+            cmd = new ArrayList<>(List.of(o.python, PEER_SCRIPT, "--config", config, "--device", o.gpu() ? "cuda" : "cpu"));
+            if (o.threads != null) {
+                cmd.addAll(List.of("--threads", String.valueOf(o.threads)));
+            }
             cmd.addAll(child.subList(child.indexOf("--model"), child.size()));
         } else {
             List<String> jvm = new ArrayList<>();

@@ -48,7 +48,7 @@ final class BenchOptions implements Cli.Checked {
     @Option(names = "--threads", paramLabel = "N", description = "PyTorch intra-op threads of every run (peer suite: 2)")
     Integer threads;
 
-    @Option(names = "--python", paramLabel = "PATH", description = "a python3 with torch, for the peer suite's PyTorch run")
+    @Option(names = "--python", paramLabel = "PATH", description = "a python3 with torch, for the PyTorch run of the peer and gpu suites")
     String python;
 
     @Option(names = "--child", hidden = true, description = "measures this configuration in this JVM")
@@ -92,7 +92,8 @@ final class BenchOptions implements Cli.Checked {
             case "precision":
                 return List.of("fp32", "fp16");
             case "gpu":
-                return List.of("djl", "dp1", "dp2");
+                // PyTorch on the same GPU first when a python with torch is given: the ratios are then to it
+                return python == null ? List.of("djl", "dp1", "dp2") : List.of("torch", "djl", "dp1", "dp2");
             case "largebatch":
                 // 2 replicas: plain BatchNorm (the reference), synchronised BatchNorm, 4 micro-batches per step
                 return List.of("dp2", "dp2-sync", "dp2-acc4");

@@ -22,7 +22,8 @@ final class PeerReport {
             sb.append("PyTorch peer not run (no python3 with torch): ratios are to the first Java run.\n\n");
         }
         sb.append(String.format(Locale.ROOT, "%s intra-op threads in every run; ms/step is the median of the timed "
-                + "steps' times; a ratio above 1 is slower than %s.%n%n", o.threads, TrainerReport.label(base, o)));
+                + "steps' times; a ratio above 1 is slower than %s.%n%n", o.threads == null ? "PyTorch's default"
+                : String.valueOf(o.threads), TrainerReport.label(base, o)));
         MarkdownTable t = new MarkdownTable().text("run").number("examples/s (median)", 1).number("ms/step (median)", 1)
                 .number("step time / " + (base.equals("torch") ? "PyTorch's" : "first run's")
                         + " (median of per-round ratios)", 3)

@@ -54,6 +54,8 @@ final class TrainerReport {
                     return "DJL Trainer + EasyTrain, gpu(0)";
                 case "dp1":
                     return "DataParallelTrainer, 1 replica on gpu(0)";
+                case "torch":
+                    return "PyTorch (Python), cuda:0";
                 default:
                     return "DataParallelTrainer, " + config.substring(2) + " replicas on gpu(0)";
             }
