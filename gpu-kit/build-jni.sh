@@ -32,8 +32,16 @@ libs=(-L"$torch/lib" -ltorch -ltorch_cpu -lc10)
 if [[ -n "$cuda" ]]; then
     flavor=cu$cuda
     flags+=(-DUSE_CUDA)
-    cuda_home=${CUDA_HOME:-/usr/local/cuda}
-    [[ -f "$cuda_home/include/cuda_runtime_api.h" ]] && flags+=(-I"$cuda_home/include")
+    # CUDA's runtime headers: CUDA_HOME, /usr/local/cuda, beside nvcc, or the nvidia-cuda-runtime wheel beside torch
+    cuda_include=
+    for d in ${CUDA_HOME:+"$CUDA_HOME/include"} /usr/local/cuda/include \
+             ${CUDA_HOME:+"$CUDA_HOME/targets/x86_64-linux/include"} /usr/local/cuda/targets/x86_64-linux/include \
+             "$(dirname "$(dirname "$(command -v nvcc 2>/dev/null || echo /none/bin/nvcc)")")/include" \
+             "$torch/../nvidia/cuda_runtime/include" "$torch"/../nvidia/cu*/include; do
+        [[ -f "$d/cuda_runtime_api.h" ]] && { cuda_include=$d; break; }
+    done
+    [[ -n "$cuda_include" ]] || die "no cuda_runtime_api.h found: set CUDA_HOME to the CUDA toolkit"
+    flags+=(-I"$cuda_include")
     [[ -f "$torch/lib/libtorch_cuda.so" ]] && libs+=(-ltorch_cuda -lc10_cuda)
 else
     flavor=cpu
