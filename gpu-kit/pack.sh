@@ -75,6 +75,20 @@ jlink --add-modules java.base,java.logging,java.management,jdk.management,jdk.un
 java.desktop,java.net.http,java.scripting,java.instrument,jdk.zipfs,java.xml,jdk.jshell,jdk.compiler,jdk.jdi \
     --strip-debug --no-header-files --no-man-pages --compress=0 --output "$stage/jre" >/dev/null
 rm -f "$stage/jre/lib/ct.sym"
+# The figures draw text: AWT's font manager needs HarfBuzz and FreeType (Debian's JDK uses the system's), fontconfig
+# and a font, which a GPU machine's image may lack. The libraries go beside libfontmanager.so (found through its
+# RPATH $ORIGIN), DejaVu into the runtime's lib/fonts (gpu-kit/run.sh points fontconfig there).
+fontconfig=$(ldconfig -p | awk '/libfontconfig\.so\.1 .*x86-64/ { print $NF; exit }')
+[[ -n "$fontconfig" ]] || die "no libfontconfig.so.1 here: sudo apt-get install libfontconfig1"
+ldd "$stage/jre/lib/libfontmanager.so" "$fontconfig" | awk '/=> \// { print $3 }' | sort -u | grep -v "^$stage/" |
+    grep -v -E '/(libc|libm|libdl|libpthread|librt|libstdc\+\+|libgcc_s|libz)\.so' |
+    while read -r lib; do cp -L "$lib" "$stage/jre/lib/"; done
+cp -L "$fontconfig" "$stage/jre/lib/"
+fonts=/usr/share/fonts/truetype/dejavu
+[[ -f "$fonts/DejaVuSans.ttf" ]] || die "no DejaVu fonts in $fonts: sudo apt-get install fonts-dejavu-core"
+mkdir -p "$stage/jre/lib/fonts"
+cp "$fonts"/DejaVuSans.ttf "$fonts"/DejaVuSans-Bold.ttf "$fonts"/DejaVuSansMono.ttf "$fonts"/DejaVuSerif.ttf \
+    "$stage/jre/lib/fonts/"
 cp "$jdk/include/jni.h" "$jdk/include/linux/jni_md.h" "$stage/jni/"
 
 say "Fashion-MNIST: all 10,000 test images, $train_images training images"

@@ -50,6 +50,13 @@ export JAVA_HOME="$kit_dir/jre" PATH="$kit_dir/jre/bin:$PATH"
 export DJL_CACHE_DIR="$kit_dir/djl-cache" DJL_OFFLINE=true
 export FASHION_MNIST_DIR="$kit_dir/data" D2L_DATA_CACHE="$kit_dir/data-cache"
 cp=$(sed "s:^:$kit_dir/lib/:" "$kit_dir/classpath.txt" | paste -sd:)
+# fontconfig finds the kit's DejaVu fonts (the figures draw text), whatever fonts this machine has
+cat >"$kit_dir/fonts.conf" <<EOF
+<?xml version="1.0"?>
+<!DOCTYPE fontconfig SYSTEM "fonts.dtd">
+<fontconfig><dir>$kit_dir/jre/lib/fonts</dir><cachedir>$kit_dir/fontconfig-cache</cachedir></fontconfig>
+EOF
+export FONTCONFIG_FILE="$kit_dir/fonts.conf"
 java_run() { java --enable-native-access=ALL-UNNAMED -Xss4m -cp "$cp" "$@"; }
 
 note "gpu-kit/run $(date -u +%FT%TZ): stages ${stages[*]}"
@@ -83,9 +90,10 @@ stage_tests() {
     local runs=${KIT_TEST_RUNS:-3} passed=0 i
     for ((i = 1; i <= runs; i++)); do
         late && { note "tests: run $i not started (deadline)"; break; }
-        NVIDIA_TF32_OVERRIDE=0 java -Xss4m --enable-native-access=ALL-UNNAMED -jar "$kit_dir/junit-console.jar" execute \
+        # in support-lib, as Maven runs them: the tests read the lessons from ../notebooks
+        (cd "$root/support-lib" && NVIDIA_TF32_OVERRIDE=0 java -Xss4m --enable-native-access=ALL-UNNAMED -jar "$kit_dir/junit-console.jar" execute \
             --class-path "$cp" --select-class org.d2l.multigpu.parallel.GpuTest --include-tag gpu \
-            --details=tree --disable-banner --reports-dir "$results/tests-$i" >"$results/tests-$i.log" 2>&1 &&
+            --details=tree --disable-banner --reports-dir "$results/tests-$i") >"$results/tests-$i.log" 2>&1 &&
             passed=$((passed + 1))
         note "tests run $i: $(grep -E 'tests (successful|failed|aborted)' "$results/tests-$i.log" | tr -s ' ' | paste -sd, -)"
         grep -E '^[0-9a-zA-Z(+].* vs |differ|MB before|✘|Expected|AssertionFailed|Error' "$results/tests-$i.log" |
@@ -94,9 +102,9 @@ stage_tests() {
     note "tests: $passed of $runs runs passed"
     # once more with TF32 as PyTorch sets it by default (cuDNN's convolutions in TF32), for the differences it makes
     if ! late; then
-        java -Xss4m --enable-native-access=ALL-UNNAMED -jar "$kit_dir/junit-console.jar" execute --class-path "$cp" \
-            --select-class org.d2l.multigpu.parallel.GpuTest --include-tag gpu --details=tree --disable-banner \
-            >"$results/tests-tf32.log" 2>&1
+        (cd "$root/support-lib" && java -Xss4m --enable-native-access=ALL-UNNAMED -jar "$kit_dir/junit-console.jar" execute \
+            --class-path "$cp" --select-class org.d2l.multigpu.parallel.GpuTest --include-tag gpu --details=tree \
+            --disable-banner) >"$results/tests-tf32.log" 2>&1
         note "tests with TF32 (not counted): $(grep -E 'tests (successful|failed)' "$results/tests-tf32.log" | tr -s ' ' | paste -sd, -)"
         grep -E ' vs |differ' "$results/tests-tf32.log" | head -n 8 | sed 's/^/    /' >>"$summary"
     fi
