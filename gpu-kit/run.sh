@@ -86,27 +86,29 @@ stage_jni() {
     return $rc
 }
 
+# JUnit's console launcher with the tests on the JVM's own class path (the lesson tests give it to JShell).
+junit() { java -Xss4m --enable-native-access=ALL-UNNAMED -cp "$kit_dir/junit-console.jar:$cp" \
+    org.junit.platform.console.ConsoleLauncher "$@"; }
+
 stage_tests() {
     local runs=${KIT_TEST_RUNS:-3} passed=0 i
     for ((i = 1; i <= runs; i++)); do
         late && { note "tests: run $i not started (deadline)"; break; }
         # in support-lib, as Maven runs them: the tests read the lessons from ../notebooks
-        (cd "$root/support-lib" && NVIDIA_TF32_OVERRIDE=0 java -Xss4m --enable-native-access=ALL-UNNAMED -jar "$kit_dir/junit-console.jar" execute \
-            --class-path "$cp" --select-class org.d2l.multigpu.parallel.GpuTest --include-tag gpu \
+        (cd "$root/support-lib" && NVIDIA_TF32_OVERRIDE=0 junit execute --select-class org.d2l.multigpu.parallel.GpuTest --include-tag gpu \
             --details=tree --disable-banner --reports-dir "$results/tests-$i") >"$results/tests-$i.log" 2>&1 &&
             passed=$((passed + 1))
         note "tests run $i: $(grep -E 'tests (successful|failed|aborted)' "$results/tests-$i.log" | tr -s ' ' | paste -sd, -)"
-        grep -E '^[0-9a-zA-Z(+].* vs |differ|MB before|✘|Expected|AssertionFailed|Error' "$results/tests-$i.log" |
-            head -n 20 | sed 's/^/    /' >>"$summary"
+        grep -E '^[0-9a-zA-Z(+].* vs |differ|of the move|left behind:|MB before|✘|Expected|AssertionFailed|Error' "$results/tests-$i.log" |
+            head -n 30 | sed 's/^/    /' >>"$summary"
     done
     note "tests: $passed of $runs runs passed"
     # once more with TF32 as PyTorch sets it by default (cuDNN's convolutions in TF32), for the differences it makes
     if ! late; then
-        (cd "$root/support-lib" && java -Xss4m --enable-native-access=ALL-UNNAMED -jar "$kit_dir/junit-console.jar" execute \
-            --class-path "$cp" --select-class org.d2l.multigpu.parallel.GpuTest --include-tag gpu --details=tree \
-            --disable-banner) >"$results/tests-tf32.log" 2>&1
+        (cd "$root/support-lib" && junit execute --select-class org.d2l.multigpu.parallel.GpuTest --include-tag gpu \
+            --details=tree --disable-banner) >"$results/tests-tf32.log" 2>&1
         note "tests with TF32 (not counted): $(grep -E 'tests (successful|failed)' "$results/tests-tf32.log" | tr -s ' ' | paste -sd, -)"
-        grep -E ' vs |differ' "$results/tests-tf32.log" | head -n 8 | sed 's/^/    /' >>"$summary"
+        grep -E ' vs |differ|of the move' "$results/tests-tf32.log" | head -n 12 | sed 's/^/    /' >>"$summary"
     fi
     ((passed == runs))
 }

@@ -57,11 +57,15 @@ class LeakTest {
             step.run();
         }
         LiveResources before = LiveResources.now();
+        java.util.Set<String> old = LiveResources.managerTree().keySet();
         for (int i = 0; i < times; i++) {
             step.run();
         }
         LiveResources after = LiveResources.now();
         System.out.printf("%s: %s before, %s after%n", what, before, after);
+        // where the managers left behind sit: a few of them, with their devices and their ancestors'
+        LiveResources.managerTree().entrySet().stream().filter(e -> !old.contains(e.getKey())).limit(3)
+                .forEach(e -> System.out.println("    left behind: " + e.getValue()));
         assertEquals(before, after, what + " left " + (after.arrays() - before.arrays()) + " array(s) and "
                 + (after.managers() - before.managers()) + " manager(s) behind");
     }

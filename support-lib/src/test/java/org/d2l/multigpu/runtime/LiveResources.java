@@ -5,6 +5,9 @@ import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.NDResource;
 import java.lang.reflect.Field;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -35,6 +38,32 @@ public record LiveResources(long arrays, long managers) {
             }
         }
         counts[0] += field(m, "tempResources").size();
+    }
+
+    /** Every live manager under the root, by uid, each with where it sits: its device and its ancestors'. */
+    public static Map<String, String> managerTree() {
+        NDManager probe = NDManager.newBaseManager();
+        NDManager root = probe.getParentManager();
+        probe.close();
+        Map<String, String> out = new LinkedHashMap<>();
+        describe(root, "", out);
+        return out;
+    }
+
+    private static void describe(NDManager m, String path, Map<String, String> out) {
+        List<String> arrays = new ArrayList<>();
+        for (Object r : field(m, "resources").values()) {
+            if (r instanceof NDArray a && arrays.size() < 3) {
+                arrays.add(a.getName() + a.getShape() + a.getDataType());
+            }
+        }
+        String here = path + " > " + m.getDevice() + (arrays.isEmpty() ? "" : " holding " + arrays);
+        out.put(m.getName(), here);
+        for (Object r : field(m, "resources").values()) {
+            if (r instanceof NDManager sub) {
+                describe(sub, here, out);
+            }
+        }
     }
 
     private static Map<?, ?> field(NDManager m, String name) {
