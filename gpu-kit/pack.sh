@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Packs what an offline GPU machine needs to run the GPU test group, the lessons and the GPU benchmark, into
-# build/gpu-kit/kit.tar.xz (about 65 MB): a small Java runtime (jlink), the project's jars and their class path,
+# build/gpu-kit/kit.tar.xz (68 MB; 47 MB with KIT_TRAIN_IMAGES=12000): a small Java runtime (jlink), the project's jars and their class path,
 # JUnit's console launcher, jni.h, and Fashion-MNIST.
 # Run it here (a machine with the JDK, Maven's artifacts and Debian's dataset-fashion-mnist), then take the
 # checkout with build/gpu-kit to the GPU machine and run gpu-kit/run.sh there (gpu-kit/README.md).

@@ -10,6 +10,7 @@
 # 2. mvn -B $MVN_ARGS test           (unit tests of support-lib, output shown)
 # 3. scripts/test_check_outputs.py   (the output checker: errors, claims and checks in smoke and record mode)
 #    scripts/test_run_notebooks.py   (the runner: claims and checks counted apart, a failing check refuses)
+#    gpu-kit/test_run_notebook.py    (the GPU kit's runner without Jupyter: outputs kept, failures reported)
 #    scripts/test_colab_binder.py    (every lesson's Colab and Binder links and steps, the Spark jar on every
 #                                     kernel's class path (local, Colab, Binder), binder/start's defaults)
 # 4. scripts/test_kernel_interrupt.py (a real kernel: training interrupted twice, the next cell runs; ~30 s)
@@ -52,6 +53,7 @@ log "==> unit tests: mvn -B ${MVN_ARGS:-} test"
 log "==> output checker tests"
 "$PY" "$ROOT/scripts/test_check_outputs.py"
 "$PY" "$ROOT/scripts/test_run_notebooks.py"
+"$PY" "$ROOT/gpu-kit/test_run_notebook.py"
 
 log "==> Colab and Binder checks"
 "$PY" "$ROOT/scripts/test_colab_binder.py"
