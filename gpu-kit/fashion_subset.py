@@ -1,4 +1,4 @@
-"""Writes the first N Fashion-MNIST training images and labels (IDX files, gzip) with their headers' counts set to N.
+"""Writes the first N Fashion-MNIST training images and labels as IDX files (not gzipped), their headers' counts set to N.
 
     python3 gpu-kit/fashion_subset.py SOURCE_DIR DEST_DIR N
 """
@@ -15,14 +15,14 @@ def subset(src, dst, n, header, item):
             sys.exit(f"{src} holds {total} items, fewer than {n}")
         head[4:8] = struct.pack(">I", n)
         body = f.read(n * item)
-    with gzip.open(dst, "wb", compresslevel=9) as f:
+    with open(dst, "wb") as f:
         f.write(bytes(head) + body)
 
 
 def main():
     src, dst, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
-    subset(f"{src}/train-images-idx3-ubyte.gz", f"{dst}/train-images-idx3-ubyte.gz", n, 16, 28 * 28)
-    subset(f"{src}/train-labels-idx1-ubyte.gz", f"{dst}/train-labels-idx1-ubyte.gz", n, 8, 1)
+    subset(f"{src}/train-images-idx3-ubyte.gz", f"{dst}/train-images-idx3-ubyte", n, 16, 28 * 28)
+    subset(f"{src}/train-labels-idx1-ubyte.gz", f"{dst}/train-labels-idx1-ubyte", n, 8, 1)
 
 
 if __name__ == "__main__":

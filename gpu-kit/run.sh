@@ -160,8 +160,8 @@ stage_lessons() {
 
 stage_concise() {
     local n
-    n=$("$python" -c 'import gzip,struct,sys; print(struct.unpack(">I", gzip.open(sys.argv[1]).read(8)[4:])[0])' \
-        "$FASHION_MNIST_DIR/train-images-idx3-ubyte.gz")
+    n=$("$python" -c 'import struct,sys; print(struct.unpack(">I", open(sys.argv[1], "rb").read(8)[4:])[0])' \
+        "$FASHION_MNIST_DIR/train-images-idx3-ubyte")
     ((n == 60000)) || { note "concise: the kit holds $n training images, not 60000: pack it without KIT_TRAIN_IMAGES"; return 1; }
     (unset DATASET_LIMIT MAX_EPOCH; D2L_CLAIMS=record D2L_PROGRESS=false D2L_RESUME=false \
         run_lesson "$root/notebooks/multiple-gpus-concise.ipynb" record "$results/concise.log")
