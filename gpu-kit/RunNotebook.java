@@ -38,6 +38,13 @@ public final class RunNotebook {
         }
         JsonObject nb = JsonParser.parseString(Files.readString(Path.of(args[0]))).getAsJsonObject();
         PrintStream stdout = System.out;
+        PrintStream stderr = System.err;
+        // one stream each for the whole run, written to the running cell's buffer (and the terminal): a thread or
+        // an object that kept System.out from an earlier cell writes to the cell running now, as in a kernel
+        Switch out = new Switch(stdout);
+        Switch err = new Switch(stderr);
+        System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+        System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
         boolean failed = false;
         int count = 0;
         try (JShell shell = JShell.builder().executionEngine("local")
@@ -50,15 +57,20 @@ public final class RunNotebook {
                 String source = text(cell.get("source"));
                 stdout.printf("--- cell %d: %s%n", ++count, source.lines().findFirst().orElse(""));
                 ByteArrayOutputStream printed = new ByteArrayOutputStream();
-                PrintStream capture = new PrintStream(new Tee(printed, stdout), true, StandardCharsets.UTF_8);
-                System.setOut(capture);
+                ByteArrayOutputStream complained = new ByteArrayOutputStream();
+                out.to(printed);
+                err.to(complained);
                 JsonArray outputs = new JsonArray();
                 try {
                     String[] value = new String[1];
                     String error = run(shell, source, value);
-                    capture.flush();
+                    System.out.flush();
+                    System.err.flush();
                     if (printed.size() > 0) {
-                        outputs.add(stream(printed.toString(StandardCharsets.UTF_8)));
+                        outputs.add(stream("stdout", printed.toString(StandardCharsets.UTF_8)));
+                    }
+                    if (complained.size() > 0) {
+                        outputs.add(stream("stderr", complained.toString(StandardCharsets.UTF_8)));
                     }
                     if (error == null && value[0] != null) {
                         outputs.add(result(value[0], count));
@@ -69,12 +81,15 @@ public final class RunNotebook {
                         stdout.println(error);
                     }
                 } finally {
-                    System.setOut(stdout);
+                    out.to(null);
+                    err.to(null);
                 }
                 cell.addProperty("execution_count", count);
                 cell.add("outputs", outputs);
             }
         }
+        System.setOut(stdout);
+        System.setErr(stderr);
         Gson gson = new GsonBuilder().setPrettyPrinting().disableHtmlEscaping().create();
         Files.writeString(Path.of(args[1]), gson.toJson(nb) + "\n");
         System.exit(failed ? 1 : 0);
@@ -93,7 +108,11 @@ public final class RunNotebook {
                 return "CompilerException: incomplete code: " + rest.strip();
             }
             for (SnippetEvent e : shell.eval(info.source())) {
-                if (e.status() == Snippet.Status.REJECTED) {
+                if (e.causeSnippet() != null) {
+                    continue; // an earlier snippet updated by this one: not what this cell evaluated
+                }
+                // rejected, or a declaration that refers to what does not exist (its initialiser never ran)
+                if (e.status() == Snippet.Status.REJECTED || e.status() == Snippet.Status.RECOVERABLE_NOT_DEFINED) {
                     StringBuilder why = new StringBuilder("CompilerException: ");
                     shell.diagnostics(e.snippet()).forEach(d -> why.append(d.getMessage(null)).append('\n'));
                     return why.append(info.source().strip()).toString();
@@ -123,10 +142,10 @@ public final class RunNotebook {
         return sb.toString();
     }
 
-    private static JsonObject stream(String text) {
+    private static JsonObject stream(String name, String text) {
         JsonObject o = new JsonObject();
         o.addProperty("output_type", "stream");
-        o.addProperty("name", "stdout");
+        o.addProperty("name", name);
         o.add("text", lines(text));
         return o;
     }
@@ -167,26 +186,38 @@ public final class RunNotebook {
         return a;
     }
 
-    /** Writes to the cell's capture and to the terminal. */
-    private static final class Tee extends java.io.OutputStream {
-        private final java.io.OutputStream a;
-        private final java.io.OutputStream b;
+    /** Writes to the terminal and to the running cell's buffer, if a cell is running. */
+    private static final class Switch extends java.io.OutputStream {
+        private final java.io.OutputStream terminal;
+        private java.io.OutputStream cell;
 
-        Tee(java.io.OutputStream a, java.io.OutputStream b) {
-            this.a = a;
-            this.b = b;
+        Switch(java.io.OutputStream terminal) {
+            this.terminal = terminal;
+        }
+
+        synchronized void to(java.io.OutputStream cell) {
+            this.cell = cell;
         }
 
         @Override
         public synchronized void write(int x) throws java.io.IOException {
-            a.write(x);
-            b.write(x);
+            terminal.write(x);
+            if (cell != null) {
+                cell.write(x);
+            }
         }
 
         @Override
         public synchronized void write(byte[] buf, int off, int len) throws java.io.IOException {
-            a.write(buf, off, len);
-            b.write(buf, off, len);
+            terminal.write(buf, off, len);
+            if (cell != null) {
+                cell.write(buf, off, len);
+            }
+        }
+
+        @Override
+        public void flush() throws java.io.IOException {
+            terminal.flush();
         }
     }
 }

@@ -8,6 +8,7 @@
 # With --only-env it builds nothing and only prints the three lines below (for a JNI built earlier).
 # TORCH_DIR is the torch package folder (holding lib/ and include/), JNI_INCLUDE_DIR holds jni.h and jni_md.h.
 # Prints three lines for the caller: PYTORCH_LIBRARY_PATH=..., PYTORCH_VERSION=..., PYTORCH_FLAVOR=...
+# The C++ ABI is torch's own (asked of $PYTHON, default python3; TORCH_CXX11_ABI=0 or 1 says it instead).
 # The sources in gpu-kit/djl-jni are DJL 0.35.1's (Apache License 2.0), with the header javac -h makes of
 # PyTorchLibrary.java; see gpu-kit/README.md.
 set -euo pipefail
@@ -16,21 +17,32 @@ die() { printf 'build-jni: %s\n' "$*" >&2; exit 1; }
 (($# == 3 || $# == 4)) || die "usage: gpu-kit/build-jni.sh TORCH_DIR JNI_INCLUDE_DIR DJL_CACHE_DIR [--only-env]"
 torch=$(cd "$1" && pwd) jni=$2 cache=$3
 [[ -f "$torch/lib/libtorch.so" ]] || die "no lib/libtorch.so in $torch: give the torch package's folder"
-[[ -f "$torch/include/torch/extension.h" || -d "$torch/include/torch/csrc/api/include" ]] ||
-    die "no C++ headers in $torch/include: this PyTorch was installed without them"
-[[ -f "$jni/jni.h" && -f "$jni/jni_md.h" ]] || die "no jni.h and jni_md.h in $jni"
-command -v g++ >/dev/null || die "g++ not found: install a C++ compiler (g++ 9 or newer)"
 
 # The version and flavor DJL is told (2.11.0 and cu130, or cpu), from torch/version.py.
 full=$(sed -n "s/^__version__ = '\(.*\)'.*/\1/p" "$torch/version.py")
 cuda=$(sed -n "s/^cuda: .*= '\([0-9]*\)\.\([0-9]*\).*'/\1\2/p; s/^cuda = '\([0-9]*\)\.\([0-9]*\).*'/\1\2/p" "$torch/version.py")
 version=${full%%+*}
 [[ -n "$version" ]] || die "cannot read the version from $torch/version.py"
-flags=(-std=c++17 -O2 -fPIC -w -D_GLIBCXX_USE_CXX11_ABI=1 -I"$kit/djl-jni" -I"$jni" -I"$torch/include"
+flavor=cpu
+[[ -n "$cuda" ]] && flavor=cu$cuda
+dir="$cache/pytorch/$version-$flavor-linux-x86_64"
+if [[ "${4:-}" == --only-env ]]; then
+    mkdir -p "$dir"
+    printf 'PYTORCH_LIBRARY_PATH=%s\nPYTORCH_VERSION=%s\nPYTORCH_FLAVOR=%s\n' "$torch/lib" "$version" "$flavor"
+    exit 0
+fi
+
+[[ -f "$torch/include/torch/extension.h" || -d "$torch/include/torch/csrc/api/include" ]] ||
+    die "no C++ headers in $torch/include: this PyTorch was installed without them"
+[[ -f "$jni/jni.h" && -f "$jni/jni_md.h" ]] || die "no jni.h and jni_md.h in $jni"
+command -v g++ >/dev/null || die "g++ not found: install a C++ compiler (g++ 9 or newer)"
+abi=${TORCH_CXX11_ABI:-$("${PYTHON:-python3}" -c 'import torch; print(int(torch.compiled_with_cxx11_abi()))' 2>/dev/null)} ||
+    true
+[[ "$abi" == 0 || "$abi" == 1 ]] || die "cannot ask ${PYTHON:-python3} for torch's C++ ABI: set TORCH_CXX11_ABI to 0 or 1"
+flags=(-std=c++17 -O2 -fPIC -w -D_GLIBCXX_USE_CXX11_ABI="$abi" -I"$kit/djl-jni" -I"$jni" -I"$torch/include"
        -I"$torch/include/torch/csrc/api/include")
 libs=(-L"$torch/lib" -ltorch -ltorch_cpu -lc10)
 if [[ -n "$cuda" ]]; then
-    flavor=cu$cuda
     flags+=(-DUSE_CUDA)
     # CUDA's runtime headers: CUDA_HOME, /usr/local/cuda, beside nvcc, or the nvidia-cuda-runtime wheel beside torch
     cuda_include=
@@ -43,18 +55,10 @@ if [[ -n "$cuda" ]]; then
     [[ -n "$cuda_include" ]] || die "no cuda_runtime_api.h found: set CUDA_HOME to the CUDA toolkit"
     flags+=(-I"$cuda_include")
     [[ -f "$torch/lib/libtorch_cuda.so" ]] && libs+=(-ltorch_cuda -lc10_cuda)
-else
-    flavor=cpu
 fi
 # DJL builds 1.13.1 to 2.1 with V1_13_X (build.sh); later versions need nothing.
 [[ "$version" =~ ^(1\.13\.1|2\.0\.1|2\.1\..*)$ ]] && flags+=(-DV1_13_X)
 
-dir="$cache/pytorch/$version-$flavor-linux-x86_64"
-if [[ "${4:-}" == --only-env ]]; then
-    mkdir -p "$dir"
-    printf 'PYTORCH_LIBRARY_PATH=%s\nPYTORCH_VERSION=%s\nPYTORCH_FLAVOR=%s\n' "$torch/lib" "$version" "$flavor"
-    exit 0
-fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 printf 'build-jni: DJL 0.35.1 JNI against PyTorch %s (%s) in %s\n' "$full" "$flavor" "$torch" >&2

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Packs what an offline GPU machine needs to run the GPU test group, the lessons and the GPU benchmark, into
-# build/gpu-kit/kit.tar.xz (68 MB; 47 MB with KIT_TRAIN_IMAGES=12000): a small Java runtime (jlink), the project's jars and their class path,
+# build/gpu-kit/kit.tar.xz (62 MB; 44 MB with KIT_TRAIN_IMAGES=12000): a small Java runtime (jlink), the project's jars and their class path,
 # JUnit's console launcher, jni.h, and Fashion-MNIST.
 # Run it here (a machine with the JDK, Maven's artifacts and Debian's dataset-fashion-mnist), then take the
 # checkout with build/gpu-kit to the GPU machine and run gpu-kit/run.sh there (gpu-kit/README.md).
@@ -52,7 +52,7 @@ store_jar() { # SOURCE.jar DEST.jar
     rm -rf "$tmp"
 }
 jars=()
-while read -r jar; do
+while read -r jar || [[ -n "$jar" ]]; do # Maven writes no newline after the last entry
     # Left out: PyTorch's CPU natives and JNI (the GPU machine builds its own), JUnit (in its console launcher) and
     # ICU4J (32 MB; only Tablesaw's charset detection of files it reads needs it, and no lesson reads files with it).
     case "$(basename "$jar")" in
@@ -62,7 +62,9 @@ while read -r jar; do
 done < <(tr ':' '\n' <"$out/classpath.txt")
 jars+=(support-lib/target/d2l-multigpu.jar support-lib/target/d2l-multigpu-tests.jar)
 # The benchmark's own dependency (its command line); not Spark's, which the kit does not carry.
-jars+=($(tr ':' '\n' <bench/target/classpath.txt | grep '/picocli-[^/]*\.jar$'))
+picocli=$(tr ':' '\n' <bench/target/classpath.txt | grep '/picocli-[^/]*\.jar$') ||
+    die "no picocli jar in bench/target/classpath.txt: the benchmark's build changed"
+jars+=("$picocli")
 (cd bench/target/classes && zip -q -0 -r -X "$stage/lib/d2l-bench.jar" .)
 for jar in "${jars[@]}"; do
     store_jar "$(readlink -f "$jar")" "$stage/lib/$(basename "$jar")"
@@ -78,7 +80,7 @@ rm -f "$stage/jre/lib/ct.sym"
 # The figures draw text: AWT's font manager needs HarfBuzz and FreeType (Debian's JDK uses the system's), fontconfig
 # and a font, which a GPU machine's image may lack. The libraries go beside libfontmanager.so (found through its
 # RPATH $ORIGIN), DejaVu into the runtime's lib/fonts (gpu-kit/run.sh points fontconfig there).
-fontconfig=$(ldconfig -p | awk '/libfontconfig\.so\.1 .*x86-64/ { print $NF; exit }')
+fontconfig=$(ldconfig -p | awk '/libfontconfig\.so\.1 .*x86-64/ { found = $NF } END { print found }')
 [[ -n "$fontconfig" ]] || die "no libfontconfig.so.1 here: sudo apt-get install libfontconfig1"
 ldd "$stage/jre/lib/libfontmanager.so" "$fontconfig" | awk '/=> \// { print $3 }' | sort -u | grep -v "^$stage/" |
     grep -v -E '/(libc|libm|libdl|libpthread|librt|libstdc\+\+|libgcc_s|libz)\.so' |

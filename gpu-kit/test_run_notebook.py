@@ -4,10 +4,11 @@
     /usr/bin/python3 gpu-kit/test_run_notebook.py     (scripts/test.sh runs it; needs the support jar built)
 
 Runs gpu-kit/RunNotebook.java with the support jar's class path on a small Java notebook: a cell that prints,
-a cell that does not compile, a cell whose value is shown, a cell that throws, a cell after the failures.
-The executed notebook must hold the printed line, an error output for each failing cell, the value, and the
-last cell's output (every cell runs after an error), and scripts/check_outputs.py must report the two
-failures; the exit status is 1. One JVM start, about 10 s. Standard library only.
+a cell that does not compile, a cell whose value is shown, a cell that throws, a declaration of a type that does
+not exist (JShell keeps it, undefined), a cell after the failures that prints to both streams. The executed
+notebook must hold the printed lines, an error output for each failing cell, the value, and the last cell's
+output (every cell runs after an error), and scripts/check_outputs.py must report the three failures; the exit
+status is 1. One JVM start, about 10 s. Standard library only.
 """
 import json
 import os
@@ -22,7 +23,8 @@ CELLS = ['int x = 20;\nSystem.out.println("printed " + (x + 1));',
          "int y = ;",
          "x * 2",
          'throw new IllegalStateException("boom");',
-         'System.out.println("after the failures");']
+         "Missing m = null;",
+         'System.err.println("warned");\nSystem.out.println("after the failures");']
 
 
 class RunNotebookTest(unittest.TestCase):
@@ -42,16 +44,20 @@ class RunNotebookTest(unittest.TestCase):
                 cells = [c for c in json.load(f)["cells"] if c["cell_type"] == "code"]
             text = ["".join(o.get("text", o.get("data", {}).get("text/plain", ""))) for c in cells for o in c["outputs"]]
             kinds = [[o["output_type"] for o in c["outputs"]] for c in cells]
-            self.assertEqual([["stream"], ["error"], ["execute_result"], ["error"], ["stream"]], kinds)
-            self.assertEqual(["printed 21\n", "", "40", "", "after the failures\n"], [t if k == ["stream"] or
-                             k == ["execute_result"] else "" for t, k in zip(text, kinds)])
+            self.assertEqual([["stream"], ["error"], ["execute_result"], ["error"], ["error"], ["stream", "stream"]], kinds)
+            self.assertEqual("printed 21\n", text[0])
+            self.assertEqual("40", text[2])
+            self.assertEqual([("stdout", "after the failures\n"), ("stderr", "warned\n")],
+                             [(o["name"], "".join(o["text"])) for o in cells[5]["outputs"]])
             self.assertIn("IllegalStateException: boom", cells[3]["outputs"][0]["evalue"])
-            self.assertEqual([1, 2, 3, 4, 5], [c["execution_count"] for c in cells])
+            self.assertIn("Missing", cells[4]["outputs"][0]["evalue"] + "".join(cells[4]["outputs"][0]["traceback"]))
+            self.assertEqual([1, 2, 3, 4, 5, 6], [c["execution_count"] for c in cells])
             checked = subprocess.run(["python3", os.path.join(ROOT, "scripts", "check_outputs.py"), out,
                                       "--claims", "smoke"], capture_output=True, text=True)
             self.assertEqual(1, checked.returncode, checked.stdout)
             self.assertIn("cell 2", checked.stdout)
             self.assertIn("cell 4", checked.stdout)
+            self.assertIn("cell 5", checked.stdout)
 
 
 if __name__ == "__main__":

@@ -64,12 +64,15 @@ def batches(batch, limit):
     n = limit // batch * batch
     if n == 0:
         sys.exit(f"limit {limit} gives no full batch of {batch}")
-    img = os.path.join(FASHION, "train-images-idx3-ubyte.gz")
-    if os.path.exists(img):
-        with gzip.open(img) as f:
+    def idx(name):  # an IDX file, gzipped or not, as the Java side reads them
+        path = os.path.join(FASHION, name)
+        return gzip.open(path + ".gz") if os.path.exists(path + ".gz") else open(path, "rb")
+
+    if any(os.path.exists(os.path.join(FASHION, "train-images-idx3-ubyte" + z)) for z in ("", ".gz")):
+        with idx("train-images-idx3-ubyte") as f:
             f.read(16)
             x = torch.frombuffer(bytearray(f.read(n * 784)), dtype=torch.uint8).float().div(255).view(n, 1, 28, 28)
-        with gzip.open(os.path.join(FASHION, "train-labels-idx1-ubyte.gz")) as f:
+        with idx("train-labels-idx1-ubyte") as f:
             f.read(8)
             y = torch.frombuffer(bytearray(f.read(n)), dtype=torch.uint8).long()
     else:

@@ -88,12 +88,17 @@ class GpuTest {
     // orders (split over thread blocks, or after Winograd's or an FFT's transform). A sum of n float32 terms reordered
     // moves by at most gamma(n) = n u / (1 - n u) of its terms' absolute sum (u = 2^-24, Higham, Accuracy and
     // Stability of Numerical Algorithms, 2nd ed., 3.1). The longest sums of a step are the first convolution's weight
-    // gradients, over the batch's 32 images x 26 x 26 positions: n = 21,632, gamma(n) = 1.29e-3. The parameters of the
-    // two runs may then differ by that part of their move over the 10 steps. TF32, PyTorch's default for cuDNN's
-    // convolutions, rounds every product's inputs to 10 bits (relative error 2^-11 = 4.9e-4 each) and is turned off for
-    // this group (NVIDIA_TF32_OVERRIDE=0, scripts/test.sh --gpu). A fault in the averaging moves the parameters by a
-    // good part of their move (k replicas that do not average each step with a k-th of the batch's gradient).
-    private static final double GPU_ROUNDING = gamma(32 * 26 * 26);
+    // gradients, over the batch's B images x 26 x 26 positions: for B = 32, n = 21,632 and gamma(n) = 1.29e-3. The
+    // parameters of the two runs may then differ by that part of their move over the 10 steps if the terms cancel
+    // little: the bound is on the terms' absolute sum, the move is the sum itself, and later steps carry a difference
+    // on; neither is bounded here, and on an H200 some runs exceed it (bench/RESULTS-gpu.md). TF32, PyTorch's
+    // default for cuDNN's convolutions, rounds every product's inputs to 10 bits (relative error 2^-11 = 4.9e-4 each)
+    // and is turned off for this group (NVIDIA_TF32_OVERRIDE=0, scripts/test.sh --gpu). A fault in the averaging
+    // moves the parameters by a good part of their move (k replicas that do not average: each step with a k-th of
+    // the batch's gradient), far beyond the bound; a fault confined to parameters that move little may hide under it.
+    private static double gpuRounding(int batch) {
+        return gamma(batch * 26 * 26);
+    }
 
     /** Higham's gamma(n) for float32: the relative bound of a sum of n terms computed in any order. */
     static double gamma(int n) {
@@ -102,8 +107,8 @@ class GpuTest {
     }
 
     /**
-     * 10 steps of {@code devices} against one GPU from the same start; returns the largest parameter difference
-     * as a part of the largest move of any parameter of the one-GPU run over those steps.
+     * 10 steps of {@code devices} against one GPU from the same start, each of 16 images per device; returns the
+     * largest parameter difference as a part of the largest move of any parameter of the one-GPU run.
      */
     private double differenceFromOneGpu(List<Device> devices, Supplier<Optimizer> opt, ReplicaSync sync) {
         Block one = lenetOn(Device.gpu(0), null);
@@ -121,7 +126,7 @@ class GpuTest {
         assertTrue(move > 1e-3, "the parameters hardly moved: " + move);
         double d = maxDifference(one, many);
         System.out.printf("    largest difference %.2e, largest move %.2e: %.2e of the move (float32 bound %.2e)%n",
-                d, move, d / move, GPU_ROUNDING);
+                d, move, d / move, gpuRounding(16 * devices.size()));
         return d / move;
     }
 
@@ -129,7 +134,7 @@ class GpuTest {
     void twoReplicasOnOneGpuMatchOneGpu() {
         double d = differenceFromOneGpu(List.of(Device.gpu(0), Device.gpu(0)), () -> sgd(0.1f), GradientAveraging.mean());
         System.out.printf("2 replicas on gpu(0) vs gpu(0): %.2e of the move%n", d);
-        assertTrue(d <= GPU_ROUNDING, "2 replicas on one GPU differ from one GPU by " + d + " of the parameters' move");
+        assertTrue(d <= gpuRounding(32), "2 replicas on one GPU differ from one GPU by " + d + " of the parameters' move");
     }
 
     @Test
@@ -138,7 +143,7 @@ class GpuTest {
         List<Device> all = Devices.of(Devices.gpuCount());
         double d = differenceFromOneGpu(all, () -> sgd(0.1f), GradientAveraging.mean());
         System.out.printf("%s vs gpu(0): %.2e of the move%n", all, d);
-        assertTrue(d <= GPU_ROUNDING, all + " differ from one GPU by " + d + " of the parameters' move");
+        assertTrue(d <= gpuRounding(16 * all.size()), all + " differ from one GPU by " + d + " of the parameters' move");
     }
 
     @Test
@@ -146,7 +151,7 @@ class GpuTest {
         // d2l's exercise: split the work between a GPU and the CPU (Devices.of never mixes them)
         double d = differenceFromOneGpu(List.of(Device.gpu(0), Device.cpu()), () -> sgd(0.1f), GradientAveraging.mean());
         System.out.printf("gpu(0) + cpu vs gpu(0): %.2e of the move%n", d);
-        assertTrue(d <= GPU_ROUNDING, "gpu(0) + cpu differ from one GPU by " + d + " of the parameters' move");
+        assertTrue(d <= gpuRounding(32), "gpu(0) + cpu differ from one GPU by " + d + " of the parameters' move");
     }
 
     @Test
@@ -156,7 +161,7 @@ class GpuTest {
         double d = differenceFromOneGpu(Devices.of(2), momentum, ParameterAveraging.every(1));
         System.out.printf("parameter averaging (frequency 1, momentum) on %s vs gradient averaging on gpu(0): %.2e of the move%n",
                 Devices.of(2), d);
-        assertTrue(d <= GPU_ROUNDING, "parameter averaging differs from gradient averaging by " + d + " of the parameters' move");
+        assertTrue(d <= gpuRounding(32), "parameter averaging differs from gradient averaging by " + d + " of the parameters' move");
     }
 
     /** GPU memory in use on {@code device} (the device's own count, PyTorch's cache included). */
