@@ -4,6 +4,7 @@ import ai.djl.Device;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.index.NDIndex;
+import ai.djl.ndarray.types.DataType;
 import java.util.function.Function;
 
 /**
@@ -39,6 +40,19 @@ public final class OnDevice {
         copy.attach(manager);
         closeIfMadeFor(src, made);
         return copy;
+    }
+
+    /**
+     * A copy of {@code src} in {@code type}, attached to {@code manager}; no sub-manager is left behind (DJL's
+     * toType makes one when the array lives on another device than its manager, as a trainer's manager holds
+     * the replicas of the other devices).
+     */
+    public static NDArray cast(NDArray src, DataType type, NDManager manager) {
+        NDArray cast = src.toType(type, true);
+        NDManager made = cast.getManager();
+        cast.attach(manager);
+        closeIfMadeFor(src, made);
+        return cast;
     }
 
     /** Overwrites {@code dst} in place with the values of {@code src}, which may be on another device. */

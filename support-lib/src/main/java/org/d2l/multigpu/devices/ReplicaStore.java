@@ -62,10 +62,9 @@ public class ReplicaStore extends ParameterStore {
             NDArray copy = OnDevice.copy(param.getArray(), device, manager);
             DataType type = typeOf.apply(param);
             if (type != null && copy.getDataType() != type) {
-                NDArray cast = copy.toType(type, true);
+                NDArray cast = OnDevice.cast(copy, type, manager);
                 copy.close();
                 copy = cast;
-                copy.attach(manager);
             }
             if (withGradients && param.requiresGradient()) {
                 copy.setRequiresGradient(true);

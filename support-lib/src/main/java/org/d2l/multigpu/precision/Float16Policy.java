@@ -161,9 +161,7 @@ final class Float16Policy extends Float16Replicas {
             for (Parameter p : params) {
                 if (p.requiresGradient()) {
                     try (NDArray g = replicas.get(i).get(p.getId()).getGradient()) {
-                        NDArray g32 = g.toType(DataType.FLOAT32, true);
-                        g32.attach(step);
-                        unscaled.add(g32);
+                        unscaled.add(OnDevice.cast(g, DataType.FLOAT32, step));
                     }
                 }
             }
@@ -208,8 +206,6 @@ final class Float16Policy extends Float16Replicas {
 
     /** Copies {@code src} into {@code dst}, converted to {@code dst}'s type, temporaries held by {@code step}. */
     static void castInto(NDArray src, NDArray dst, NDManager step) {
-        NDArray cast = src.toType(dst.getDataType(), true);
-        cast.attach(step);
-        OnDevice.copyInto(cast, dst);
+        OnDevice.copyInto(OnDevice.cast(src, dst.getDataType(), step), dst);
     }
 }

@@ -40,6 +40,11 @@ public record LiveResources(long arrays, long managers) {
         counts[0] += field(m, "tempResources").size();
     }
 
+    /** How many managers sit directly under {@code m}. */
+    public static long subManagers(NDManager m) {
+        return field(m, "resources").values().stream().filter(r -> r instanceof NDManager).count();
+    }
+
     /** Every live manager under the root, by uid, each with where it sits: its device and its ancestors'. */
     public static Map<String, String> managerTree() {
         NDManager probe = NDManager.newBaseManager();
