@@ -11,7 +11,9 @@
 # (BENCH_ARGS="--configs inproc-grad,allreduce,allreduce-onebit,allreduce-powersgd" runs only those)
 # (not part of "all"; e.g. BENCH_RESULTS=bench/RESULTS-spark.md bench/run.sh spark).
 # "gpu": on a machine with an NVIDIA GPU (built with MVN_ARGS=-Dgpu), the trainer with 1 replica and with 2
-# replicas on one GPU against DJL's Trainer on that GPU, LeNet and ResNet-18 on random images (not in "all").
+# replicas on one GPU against DJL's Trainer on that GPU, LeNet and ResNet-18 on Fashion-MNIST (not in "all");
+# BENCH_ARGS="--python python3" adds PyTorch's step on the same GPU (bench/peer/peer.py --device cuda), the ratios'
+# reference. On an offline GPU machine gpu-kit/run.sh bench runs it (bench/RESULTS-gpu.md).
 # "peer": the lessons' LeNet (ReLU), d2l's classic LeNet (sigmoid) and ResNet-18 in PyTorch (Debian's python3-torch:
 # sudo apt-get install python3-torch)
 # against DataParallelTrainer with 1 replica, DJL's Trainer + EasyTrain, and the trainer without runtime.NativeMemory
