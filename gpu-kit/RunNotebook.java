@@ -55,7 +55,9 @@ public final class RunNotebook {
                     continue;
                 }
                 String source = text(cell.get("source"));
-                stdout.printf("--- cell %d: %s%n", ++count, source.lines().findFirst().orElse(""));
+                String firstLine = source.lines().findFirst().orElse("");
+                stdout.printf("--- cell %d: %s%n", ++count, firstLine);
+                long started = System.nanoTime();
                 ByteArrayOutputStream printed = new ByteArrayOutputStream();
                 ByteArrayOutputStream complained = new ByteArrayOutputStream();
                 out.to(printed);
@@ -84,6 +86,15 @@ public final class RunNotebook {
                     out.to(null);
                     err.to(null);
                 }
+                double seconds = (System.nanoTime() - started) / 1e9;
+                // the wall time, as a line the kit's summary reads (the longest cells), and as nbclient records it
+                stdout.printf(java.util.Locale.ROOT, "--- cell %d took %.1f s: %s%n", count, seconds, firstLine);
+                JsonObject timing = new JsonObject();
+                timing.addProperty("seconds", Math.round(seconds * 10) / 10.0);
+                if (!cell.has("metadata")) {
+                    cell.add("metadata", new JsonObject());
+                }
+                cell.getAsJsonObject("metadata").add("execution", timing);
                 cell.addProperty("execution_count", count);
                 cell.add("outputs", outputs);
             }

@@ -157,6 +157,9 @@ run_lesson() { # NOTEBOOK CLAIMS LOG
     fi
     note "lesson $name: $( ((ran == 0 && checked == 0)) && echo PASS || echo FAIL) in $((SECONDS - t)) s, $(tail -n 1 <<<"$report")"
     ((checked == 0)) || head -n 12 <<<"$report" | sed 's/^/    /' >>"$summary"
+    # where the time went: the longest cells (the training runs)
+    sed -n 's/^--- cell \([0-9]*\) took \([0-9.]*\) s: /\2 s, cell \1: /p' "$3" | sort -rn | head -n 3 |
+        cut -c1-110 | sed 's/^/    /' >>"$summary"
     # what the run printed about its devices, and the claims that did not hold
     grep -o -E '[0-9]+ GPU\(s\) found[^"]*|No GPU found[^"]*|(✘|not checked)[^"]{0,160}' "$executed" 2>/dev/null |
         head -n 8 | sed 's/^/    /' >>"$summary"

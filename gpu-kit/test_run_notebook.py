@@ -8,7 +8,7 @@ a cell that does not compile, a cell whose value is shown, a cell that throws, a
 not exist (JShell keeps it, undefined), a cell after the failures that prints to both streams. The executed
 notebook must hold the printed lines, an error output for each failing cell, the value, and the last cell's
 output (every cell runs after an error), and scripts/check_outputs.py must report the three failures; the exit
-status is 1. One JVM start, about 10 s. Standard library only.
+status is 1; each cell's wall time is kept. One JVM start, about 10 s. Standard library only.
 """
 import json
 import os
@@ -52,6 +52,8 @@ class RunNotebookTest(unittest.TestCase):
             self.assertIn("IllegalStateException: boom", cells[3]["outputs"][0]["evalue"])
             self.assertIn("Missing", cells[4]["outputs"][0]["evalue"] + "".join(cells[4]["outputs"][0]["traceback"]))
             self.assertEqual([1, 2, 3, 4, 5, 6], [c["execution_count"] for c in cells])
+            self.assertTrue(all(c["metadata"]["execution"]["seconds"] >= 0 for c in cells))
+            self.assertIn("--- cell 1 took ", ran.stdout)
             checked = subprocess.run(["python3", os.path.join(ROOT, "scripts", "check_outputs.py"), out,
                                       "--claims", "smoke"], capture_output=True, text=True)
             self.assertEqual(1, checked.returncode, checked.stdout)
