@@ -6,7 +6,7 @@ import java.util.List;
 /**
  * Where a run ran, in a few lines for the head of a log: the CPU and the instruction sets that choose
  * PyTorch's kernels, what the CPU check found (oneDNN's version and instruction set), and the versions of
- * PyTorch, DJL and Java.
+ * PyTorch (the bundled natives, and where the libtorch in use was loaded from), DJL and Java.
  */
 public final class Platform {
 
@@ -20,8 +20,9 @@ public final class Platform {
         return List.of("CPU: " + cpu.describe(),
                 "CPU flags that choose kernels: " + cpu.describeFlags(),
                 "CPU check: " + CpuCheck.describe(),
-                String.format("%s %s (natives %s), DJL %s, Java %s (%s), malloc tuning %s, %s=%s",
-                        engine.getEngineName(), engine.getVersion(), Djl.nativesVersion(), Engine.getDjlVersion(),
+                String.format("%s %s (natives %s; libtorch loaded from %s), DJL %s, Java %s (%s), malloc tuning %s, %s=%s",
+                        engine.getEngineName(), engine.getVersion(), Djl.nativesVersion(),
+                        ai.djl.pytorch.jni.LibUtils.getLibtorchPath(), Engine.getDjlVersion(),
                         System.getProperty("java.version"), System.getProperty("java.vendor"),
                         NativeMemory.keepFreedMemory() ? "on" : "off", CpuCheck.ISA_VARIABLE,
                         java.util.Optional.ofNullable(Libc.getenv(CpuCheck.ISA_VARIABLE)).orElse("unset")));
