@@ -79,6 +79,23 @@ public final class Batches {
     }
 
     /**
+     * The examples and labels of {@code count} batches of {@code data}, passing over the set again as needed (a set
+     * of 3 batches gives batches 0, 1, 2, 0, 1 for 5), kept in {@code manager}.
+     */
+    public static List<NDList> take(Dataset data, NDManager manager, int count) {
+        List<NDList> out = new ArrayList<>();
+        if (count <= 0) {
+            return out;
+        }
+        feed(data, manager, count, b -> {
+            NDList xy = new NDList(b.getData().head(), b.getLabels().head());
+            xy.attach(manager); // kept in manager: closing the batch would free them
+            return out.add(xy);
+        });
+        return out;
+    }
+
+    /**
      * Gives {@code step} one batch of {@code data} after another, each closed after its step, passing over the
      * set again as needed, while {@code step} returns true and at most {@code most} times; returns the steps given.
      */

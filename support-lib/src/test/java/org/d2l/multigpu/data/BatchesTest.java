@@ -30,4 +30,21 @@ class BatchesTest {
             assertEquals(2, Batches.feed(data, m, 100, b -> ++given[0] < 2)); // the second step says stop
         }
     }
+
+    @Test
+    void takeGoesRoundTheSetAgainAndKeepsTheArraysAfterTheBatchesClose() {
+        Djl.setup();
+        try (NDManager m = NDManager.newBaseManager()) {
+            ArrayDataset data = new ArrayDataset.Builder().setData(m.arange(5f).reshape(new Shape(5, 1)))
+                    .optLabels(m.arange(5f)).setSampling(2, false).build(); // batches of 2, 2 and 1
+            List<NDList> five = Batches.take(data, m, 5);
+            assertEquals(5, five.size());
+            float[] starts = new float[5];
+            for (int i = 0; i < 5; i++) {
+                starts[i] = five.get(i).get(0).toFloatArray()[0]; // readable: the batches were closed, the arrays kept
+            }
+            assertEquals(List.of(0f, 2f, 4f, 0f, 2f), List.of(starts[0], starts[1], starts[2], starts[3], starts[4]));
+            assertEquals(0, Batches.take(data, m, 0).size());
+        }
+    }
 }
