@@ -189,8 +189,13 @@ public record LinePlot(Table table, String x, String y, String group, String tit
 
     /** The chart as PNG bytes (XChart). */
     public byte[] png() {
+        return png(chart());
+    }
+
+    /** Any XChart chart of this package as PNG bytes. */
+    static byte[] png(XYChart chart) {
         try {
-            return BitmapEncoder.getBitmapBytes(chart(), BitmapEncoder.BitmapFormat.PNG);
+            return BitmapEncoder.getBitmapBytes(chart, BitmapEncoder.BitmapFormat.PNG);
         } catch (IOException e) {
             throw new IllegalStateException("could not encode the chart as PNG: " + e.getMessage(), e);
         }

@@ -3,7 +3,6 @@ package org.d2l.multigpu.plot;
 import java.awt.BasicStroke;
 import java.awt.Color;
 import java.awt.Font;
-import java.io.IOException;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
@@ -12,7 +11,6 @@ import org.d2l.multigpu.modelparallel.Timeline;
 import org.d2l.multigpu.notebook.KernelIo;
 import org.d2l.multigpu.notebook.Notebook;
 import org.knowm.xchart.AnnotationText;
-import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
 import org.knowm.xchart.XYSeries;
@@ -111,11 +109,7 @@ public record SchedulePlot(List<Box> boxes, List<String> rows, String title, Str
 
     /** The chart as PNG bytes. */
     public byte[] png() {
-        try {
-            return BitmapEncoder.getBitmapBytes(chart(), BitmapEncoder.BitmapFormat.PNG);
-        } catch (IOException e) {
-            throw new IllegalStateException("could not encode the schedule as PNG: " + e.getMessage(), e);
-        }
+        return LinePlot.png(chart());
     }
 
     /** The notebook bundle: image/png and text/plain. */
