@@ -37,7 +37,7 @@ import tech.tablesaw.plotly.traces.Trace;
  * {@code group} (e.g. test acc against epoch per run): a Tablesaw plotly figure in notebooks, an XChart PNG as fallback.
  */
 public record LinePlot(Table table, String x, String y, String group, String title, int width, int height,
-        Set<String> guides, boolean xLog) {
+        Set<String> guides, boolean xLog, boolean yAxisFromZero) {
 
     /** plotly's default colours, also given to XChart so that both images colour the runs alike. */
     private static final Color[] COLOURS = {new Color(0x1f77b4), new Color(0xff7f0e), new Color(0x2ca02c),
@@ -67,22 +67,22 @@ public record LinePlot(Table table, String x, String y, String group, String tit
 
     /** The plot of column {@code y} against column {@code x}, one line per value of {@code group} (null: one line). */
     public static LinePlot of(Table table, String x, String y, String group) {
-        return new LinePlot(table, x, y, group, y + " by " + x, 640, 400, Set.of(), false);
+        return new LinePlot(table, x, y, group, y + " by " + x, 640, 400, Set.of(), false, false);
     }
 
     /** This plot with another title. */
     public LinePlot title(String text) {
-        return new LinePlot(table, x, y, group, text, width, height, guides, xLog);
+        return new LinePlot(table, x, y, group, text, width, height, guides, xLog, yAxisFromZero);
     }
 
     /** This plot with another size in pixels. */
     public LinePlot size(int w, int h) {
-        return new LinePlot(table, x, y, group, title, w, h, guides, xLog);
+        return new LinePlot(table, x, y, group, title, w, h, guides, xLog, yAxisFromZero);
     }
 
     /** This plot with the lines named {@code names} drawn as dashed guides without markers (limits, not data). */
     public LinePlot guides(String... names) {
-        return new LinePlot(table, x, y, group, title, width, height, Set.of(names), xLog);
+        return new LinePlot(table, x, y, group, title, width, height, Set.of(names), xLog, yAxisFromZero);
     }
 
     /**
@@ -90,7 +90,16 @@ public record LinePlot(Table table, String x, String y, String group, String tit
      * draws equally far apart; the PNG labels the powers of 2 (of 10 over more than 10 octaves).
      */
     public LinePlot logX() {
-        return new LinePlot(table, x, y, group, title, width, height, guides, true);
+        return new LinePlot(table, x, y, group, title, width, height, guides, true, yAxisFromZero);
+    }
+
+    /** The same plot with its y axis starting at 0 (for quantities whose ratios matter, such as bytes). */
+    public LinePlot yFromZero() {
+        if (!table.numberColumn(y).isEmpty() && table.numberColumn(y).min() < 0) {
+            throw new IllegalArgumentException("a y axis from 0 needs values of at least 0, but column '" + y + "' has "
+                    + table.numberColumn(y).min());
+        }
+        return new LinePlot(table, x, y, group, title, width, height, guides, xLog, true);
     }
 
     /** The lines by name (in order of first appearance), each holding its finite x and y values. */
@@ -115,7 +124,9 @@ public record LinePlot(Table table, String x, String y, String group, String tit
         }).toList();
         Layout layout = Layout.builder().title(jsSafe(title)).width(width).height(height).showLegend(true)
                 .xAxis(xLog ? Axis.builder().title(jsSafe(x)).type(Axis.Type.LOG).build() : Axis.builder().title(jsSafe(x)).build())
-                .yAxis(Axis.builder().title(jsSafe(y)).build()).build();
+                .yAxis(yAxisFromZero && !table.numberColumn(y).isEmpty()
+                        ? Axis.builder().title(jsSafe(y)).range(0, 1.05 * table.numberColumn(y).max()).build()
+                        : Axis.builder().title(jsSafe(y)).build()).build();
         return new Figure(layout, traces.toArray(new Trace[0]));
     }
 
@@ -139,6 +150,9 @@ public record LinePlot(Table table, String x, String y, String group, String tit
             double octaves = Math.log(table.numberColumn(x).max() / table.numberColumn(x).min()) / Math.log(base);
             chart.getStyler().setXAxisTickMarkSpacingHint((int) Math.max(40, (width - 160) / Math.max(1, octaves)));
             chart.setCustomXAxisTickLabelsFormatter(v -> logTickLabel(v, base));
+        }
+        if (yAxisFromZero) {
+            chart.getStyler().setYAxisMin(0.0);
         }
         fitTitle(chart);
         return chart;

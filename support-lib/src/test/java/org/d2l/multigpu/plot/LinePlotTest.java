@@ -46,6 +46,19 @@ class LinePlotTest {
     }
 
     @Test
+    void yFromZeroStartsBothImagesAxesAtZeroAndRefusesNegativeValues() {
+        LinePlot p = HtmlFragmentTest.plot("1 device").yFromZero();
+        assertEquals(0.0, p.chart().getStyler().getYAxisMin());
+        assertTrue(p.figure().asJavascript("plot").contains("range"), "the plotly y axis gets a range from 0");
+        assertEquals(null, HtmlFragmentTest.plot("1 device").chart().getStyler().getYAxisMin());
+        Table negative = Table.create("t", tech.tablesaw.api.DoubleColumn.create("x", 1, 2),
+                tech.tablesaw.api.DoubleColumn.create("y", -1, 1));
+        IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> LinePlot.of(negative, "x", "y", null).yFromZero());
+        assertTrue(e.getMessage().contains("at least 0"), e.getMessage());
+    }
+
+    @Test
     void aMetricsTableWithoutRowsStillGivesAPng() throws IOException {
         Table empty = MetricsTable.of("1 device", List.<EpochMetrics>of());
         byte[] png = LinePlot.of(empty, "epoch", "test acc", "run").png();
