@@ -67,7 +67,12 @@ public final class LeNetLayers {
                         + (tensors.get(j) == null ? "none (no gradient yet?)" : tensors.get(j).getShape()) + ".");
             }
         }
-        try (NDArray w = tensors.get(2 * l).reshape(-1); NDArray b = tensors.get(2 * l + 1).reshape(-1)) {
+        return joined(tensors.get(2 * l), tensors.get(2 * l + 1));
+    }
+
+    /** A layer's weight and bias laid end to end in one new flat array. */
+    private static NDArray joined(NDArray weight, NDArray bias) {
+        try (NDArray w = weight.reshape(-1); NDArray b = bias.reshape(-1)) {
             return NDArrays.concat(new NDList(w, b));
         }
     }
@@ -117,10 +122,7 @@ public final class LeNetLayers {
         }
         List<NDArray> gw = new ArrayList<>();
         w.forEach(t -> gw.add(t.getGradient()));
-        NDArray dW;
-        try (NDArray a = gw.get(0).reshape(-1); NDArray b = gw.get(1).reshape(-1)) {
-            dW = NDArrays.concat(new NDList(a, b));
-        }
+        NDArray dW = joined(gw.get(0), gw.get(1));
         gw.forEach(NDArray::close);
         w.forEach(NDArray::close);
         return new Grads(l > 0 ? x.getGradient() : null, dW, loss);
