@@ -78,10 +78,7 @@ public record SchedulePlot(List<Box> boxes, List<String> rows, String title, Str
         st.setAnnotationTextFont(new Font(Font.SANS_SERIF, Font.PLAIN, 10)).setAnnotationTextFontColor(Color.WHITE);
         chart.getStyler().setYAxisMin(-0.6).setYAxisMax(rows.size() - 0.4).setPlotGridHorizontalLinesVisible(false)
                 .setYAxisTickMarkSpacingHint(Math.max(1, (height - 130) / rows.size()));
-        chart.setCustomYAxisTickLabelsFormatter(v -> {
-            long r = Math.round(v);
-            return Math.abs(v - r) < 1e-6 && r >= 0 && r < rows.size() ? rows.get(rows.size() - 1 - (int) r) : "";
-        });
+        chart.setCustomYAxisTickLabelsFormatter(v -> tickLabel(rows, v));
         float thick = (float) Math.max(4, 0.55 * (height - 130) / rows.size());
         List<String> kinds = boxes.stream().map(Box::kind).distinct().toList();
         double span = boxes.stream().mapToDouble(Box::end).max().orElse(1) - boxes.stream().mapToDouble(Box::start).min().orElse(0);
@@ -105,6 +102,16 @@ public record SchedulePlot(List<Box> boxes, List<String> rows, String title, Str
             chart.addSeries(" ", new double[] {0}, new double[] {Double.NaN});
         }
         return chart;
+    }
+
+    /**
+     * The label of the y tick at {@code v}: the row's name at a row (the first row on top), else a blank of its own
+     * length, since XChart drops every tick label when two are equal.
+     */
+    static String tickLabel(List<String> rows, double v) {
+        long r = Math.round(v);
+        return Math.abs(v - r) < 1e-6 && r >= 0 && r < rows.size() ? rows.get(rows.size() - 1 - (int) r)
+                : " ".repeat(1 + (int) Math.floorMod(Math.round(v * 10), 1000L));
     }
 
     /** The chart as PNG bytes. */
