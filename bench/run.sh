@@ -14,7 +14,7 @@
 # replicas on one GPU against DJL's Trainer on that GPU, LeNet and ResNet-18 on Fashion-MNIST (not in "all");
 # BENCH_ARGS="--python python3" adds PyTorch's step on the same GPU (bench/peer/peer.py --device cuda), the ratios'
 # reference. On an offline GPU machine gpu-kit/run.sh bench runs it (bench/RESULTS-gpu.md).
-# "peer": the lessons' LeNet (ReLU), d2l's classic LeNet (sigmoid) and ResNet-18 in PyTorch (Debian's python3-torch:
+# "peer": the lessons' LeNet (ReLU), d2l's classic LeNet (sigmoid) and ResNet-18 (widths 16 and 64) in PyTorch (Debian's python3-torch:
 # sudo apt-get install python3-torch)
 # against DataParallelTrainer with 1 replica, DJL's Trainer + EasyTrain, and the trainer without runtime.NativeMemory
 # (glibc defaults, as before); 2 intra-op threads everywhere, batch 256, preloaded batches; ms/step
@@ -106,6 +106,7 @@ out=$(mktemp)
       else
         run --suite peer --model lenet --batch 256 --steps 30 --warmup 5 --rounds 3 "${peer[@]}"
         echo; run --suite peer --model lenet-sigmoid --batch 256 --steps 30 --warmup 5 --rounds 3 "${peer[@]}"
+        echo; run --suite peer --model resnet18-w16 --batch 256 --steps 5 --warmup 1 --rounds 2 --limit 1536 "${peer[@]}"
         echo; run --suite peer --model resnet18 --batch 256 --steps 3 --warmup 1 --rounds 2 --limit 1024 "${peer[@]}"
       fi ;;
     compression)
