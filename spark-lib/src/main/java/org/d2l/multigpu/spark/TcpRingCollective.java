@@ -16,8 +16,9 @@ import org.d2l.multigpu.devices.OnDevice;
  * that of every list of one array per replica only the entry at this rank's index is here (the others
  * are in other processes and may be null). Allreduce, reduce-scatter and all-gather run over the ring
  * (float32 on the wire), a compressor's messages as length-framed bytes; the traffic is this rank's,
- * counted on its sockets. There is no reduce to one
- * rank nor broadcast from one: every rank updates its own replica with the allreduced gradients.
+ * counted on its sockets. A reduce to one rank costs an allreduce here, and a broadcast passes the root's
+ * values round the ring as a message; the trainers need neither: every rank updates its own replica with the
+ * allreduced gradients.
  */
 final class TcpRingCollective implements Collective {
 
@@ -74,16 +75,65 @@ final class TcpRingCollective implements Collective {
         }, forwarded);
     }
 
+    /**
+     * Over the ring, a reduce costs an allreduce: a reduce-scatter of this rank's array (zero when it is not among
+     * {@code from}) and the others', as the in-process ring's reduce sums them when every rank takes part, then an
+     * all-gather of the summed chunks; the root alone keeps the sum, in {@code into}.
+     */
     @Override
     public Traffic reduce(String key, List<NDArray> data, int[] from, NDArray into, int root) {
-        throw new UnsupportedOperationException("The TCP ring between Spark executors has no reduce to one rank: every "
-                + "rank updates its own replica with the allreduced gradients (allreduce).");
+        int rank = ring.rank();
+        checkRoot(root);
+        boolean takesPart = java.util.Arrays.stream(from).anyMatch(i -> i == rank);
+        float[] values = takesPart ? mine(data).toFloatArray() : new float[Math.toIntExact(rank == root ? into.size()
+                : mine(data).size())];
+        return counted(() -> {
+            ring.reduceScatter(values);
+            ring.allGather(values);
+        }, () -> {
+            if (rank == root) {
+                write(values, into);
+            }
+        }, -1);
     }
 
+    /**
+     * Over the ring, the root's array travels as a message, every other rank forwarding it once (the rank before
+     * the root excepted), and each rank copies it into its own entry of {@code data}.
+     */
     @Override
     public Traffic broadcast(NDArray value, int root, List<NDArray> data) {
-        throw new UnsupportedOperationException("The TCP ring between Spark executors has no broadcast from one rank: "
-                + "the driver sends the starting parameters to every task, and the ranks stay equal by allreducing.");
+        int rank = ring.rank();
+        int k = ring.size();
+        checkRoot(root);
+        NDArray mine = mine(data);
+        byte[][] all = new byte[k][];
+        all[rank] = rank == root ? bytes(value.toFloatArray()) : new byte[0];
+        long sends = rank == (root + k - 1) % k ? 0 : mine.size(); // every rank passes the root's values on but the last
+        long receives = rank == root ? 0 : mine.size();
+        return counted(() -> ring.allGather(all), () -> {
+            if (rank != root) {
+                float[] v = new float[all[root].length / Float.BYTES];
+                java.nio.ByteBuffer.wrap(all[root]).order(java.nio.ByteOrder.LITTLE_ENDIAN).asFloatBuffer().get(v);
+                write(v, mine);
+            } else if (mine != value) {
+                OnDevice.copyInto(value, mine);
+            }
+        }, sends, receives);
+    }
+
+    private void checkRoot(int root) {
+        if (root < 0 || root >= ring.size()) {
+            throw new IllegalArgumentException("The root must be a rank of the ring, 0 to " + (ring.size() - 1)
+                    + ", got " + root + ".");
+        }
+    }
+
+    private static byte[] bytes(float[] values) {
+        java.nio.ByteBuffer buf = java.nio.ByteBuffer.allocate(Float.BYTES * values.length)
+                .order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        buf.asFloatBuffer().put(values);
+        return buf.array();
     }
 
     @Override
@@ -114,6 +164,11 @@ final class TcpRingCollective implements Collective {
      * and as elements {@code elements} each way (-1: the bytes over 4, float32 on the wire).
      */
     private Traffic counted(Io io, Runnable after, long elements) {
+        return counted(io, after, elements, elements);
+    }
+
+    /** As {@link #counted(Io, Runnable, long)}, with the elements this rank sent and received told apart. */
+    private Traffic counted(Io io, Runnable after, long sentElements, long receivedElements) {
         long sent = ring.bytesSent();
         long received = ring.bytesReceived();
         try {
@@ -129,8 +184,8 @@ final class TcpRingCollective implements Collective {
         r[ring.rank()] = ring.bytesReceived() - received;
         long[] se = new long[k];
         long[] re = new long[k];
-        se[ring.rank()] = elements < 0 ? s[ring.rank()] / Float.BYTES : elements;
-        re[ring.rank()] = elements < 0 ? r[ring.rank()] / Float.BYTES : elements;
+        se[ring.rank()] = sentElements < 0 ? s[ring.rank()] / Float.BYTES : sentElements;
+        re[ring.rank()] = receivedElements < 0 ? r[ring.rank()] / Float.BYTES : receivedElements;
         return new Traffic(se, re, s, r);
     }
 }

@@ -2,7 +2,6 @@ package org.d2l.multigpu.spark;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
@@ -55,7 +54,6 @@ class TcpRingCollectiveTest {
                 Traffic ag = c.allGather(mine(k, r, s), mine(k, r, out));
                 gathered[r] = out.toFloatArray();
                 bytes[r] = new long[] {t.sentBytes()[r], t.receivedBytes()[r], rs.sentBytes()[r], ag.sentBytes()[r]};
-                assertThrows(UnsupportedOperationException.class, () -> c.broadcast(a, 0, mine(k, r, a)));
             }
         });
         try (NDManager m = NDManager.newBaseManager()) {
@@ -84,6 +82,57 @@ class TcpRingCollectiveTest {
                 assertEquals(4 * schedule.elementsReceived(r), bytes[r][1], "allreduce bytes received, rank " + r);
                 assertEquals(4 * (n - chunks[r]), bytes[r][2], "reduce-scatter: every chunk but its own, rank " + r);
                 assertEquals(4 * (n - chunks[(r + 1) % k]), bytes[r][3], "all-gather: every chunk but the next rank's, rank " + r);
+            }
+        }
+    }
+
+    /**
+     * A reduce to rank 1 over the ring leaves there what the in-process ring's reduce leaves, bit for bit, and the
+     * other ranks' arrays as they were; a broadcast from rank 1 leaves its values on every rank, each rank sending
+     * them on once but the one before the root, and receiving them once but the root.
+     */
+    @Test
+    void reduceAndBroadcastOverTheRingGiveTheInProcessResults() throws Exception {
+        Djl.setup();
+        int k = 3;
+        int n = 1001;
+        int root = 1;
+        int[] all = {0, 1, 2};
+        float[][] input = TcpRingTest.data(k, n, 12);
+        float[][] into = new float[k][];
+        float[][] kept = new float[k][];
+        float[][] broadcast = new float[k][];
+        long[][] elements = new long[k][];
+        TcpRingTest.onRing(k, ring -> {
+            int r = ring.rank();
+            Collective c = new TcpRingCollective(ring, n);
+            try (NDManager m = NDManager.newBaseManager()) {
+                NDArray a = m.create(input[r]);
+                NDArray sum = m.zeros(new Shape(n));
+                c.reduce("w", mine(k, r, a), all, sum, root);
+                into[r] = sum.toFloatArray();
+                kept[r] = a.toFloatArray();
+                Traffic t = c.broadcast(a, root, mine(k, r, a));
+                broadcast[r] = a.toFloatArray();
+                elements[r] = new long[] {t.sent()[r], t.received()[r]};
+            }
+        });
+        try (NDManager m = NDManager.newBaseManager()) {
+            List<NDArray> data = new ArrayList<>();
+            for (int r = 0; r < k; r++) {
+                data.add(m.create(input[r]));
+            }
+            NDArray sum = m.zeros(new Shape(n));
+            Collective.ring().reduce("w", data, all, sum, root);
+            assertArrayEquals(sum.toFloatArray(), into[root], 0f, "the root's sum");
+            for (int r = 0; r < k; r++) {
+                if (r != root) {
+                    assertArrayEquals(new float[n], into[r], 0f, "rank " + r + "'s target, untouched");
+                    assertArrayEquals(input[r], kept[r], 0f, "rank " + r + "'s array, untouched by the reduce");
+                }
+                assertArrayEquals(input[root], broadcast[r], 0f, "the root's values on rank " + r);
+                assertEquals(r == (root + k - 1) % k ? 0 : n, elements[r][0], "elements sent by rank " + r);
+                assertEquals(r == root ? 0 : n, elements[r][1], "elements received by rank " + r);
             }
         }
     }
