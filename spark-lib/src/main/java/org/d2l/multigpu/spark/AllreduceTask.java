@@ -1,11 +1,9 @@
 package org.d2l.multigpu.spark;
 
 import ai.djl.ndarray.NDArray;
-import ai.djl.ndarray.NDList;
 import ai.djl.ndarray.NDManager;
 import ai.djl.nn.Block;
 import ai.djl.nn.Parameter;
-import ai.djl.pytorch.engine.PtNDArray;
 import ai.djl.pytorch.jni.JniUtils;
 import ai.djl.training.ParameterStore;
 import ai.djl.training.loss.Loss;
@@ -28,9 +26,10 @@ import org.d2l.multigpu.compression.Compression;
 import org.d2l.multigpu.compression.Compressor;
 import org.d2l.multigpu.devices.OnDevice;
 import org.d2l.multigpu.eval.Accuracy;
+import org.d2l.multigpu.parallel.GradientAveraging;
 import org.d2l.multigpu.parallel.NonFiniteLoss;
 import org.d2l.multigpu.parallel.OptimizerState;
-import org.d2l.multigpu.runtime.Scalars;
+import org.d2l.multigpu.step.ShardPass;
 import scala.collection.Iterator;
 import scala.jdk.javaapi.CollectionConverters;
 import scala.runtime.AbstractFunction1;
@@ -269,33 +268,30 @@ final class AllreduceTask extends AbstractFunction1<Iterator<Shard>, Iterator<Ra
     /** The epoch this task is training, for its messages. */
     private transient int current;
 
+    /** The rule every rank follows: the gradient is the mean over the global batch, each shard weighted by its share. */
+    private static final GradientAveraging RULE = GradientAveraging.mean();
+
     /**
-     * Forward and backward on this rank's shard {@code b} of a global batch of {@code n} examples, the
-     * loss weighted by b's share (as the in-process trainer's mean rule); returns (loss x examples, correct).
+     * Forward and backward on this rank's shard {@code b} of a global batch of {@code n} examples, the loss
+     * weighted by the rule as in the in-process trainer ({@link ShardPass}); returns (loss x examples, correct).
      */
     static float[] forwardBackward(Block net, Loss loss, Minibatch b, long n, NDManager step, int rank,
             int s, long updatesBefore) {
         NDArray x = b.x(step);
         NDArray y = b.y(step);
         long ni = b.size();
-        JniUtils.setGradMode(true); // PyTorch's grad mode is per thread: only this task's
-        try {
-            NDArray yHat = net.forward(new ParameterStore(step, false), new NDList(x), true).head();
-            NDArray l = loss.evaluate(new NDList(y), new NDList(yHat));
-            NDArray weighted = l.mul(Scalars.of(l, (double) ni / n));
-            float value = l.getFloat();
-            if (!Float.isFinite(value)) {
-                throw NonFiniteLoss.error(value, String.format(Locale.ROOT, "step %d (rank %d's shard of global batch %d)",
-                        s + 1, rank, s), "epoch", NonFiniteLoss.Facts.of(List.of(x, y), PartitionTrainer.parameterArrays(net),
-                        List.of(yHat), Double.NaN, updatesBefore));
-            }
-            // One GradientCollector per process, but local[k] runs k tasks in one JVM: PyTorch's backward directly.
-            JniUtils.backward((PtNDArray) weighted, (PtNDArray) weighted.onesLike(), false, false);
-            JniUtils.setGradMode(false);
-            return new float[] {value * ni, Accuracy.accuracy(yHat, y)};
-        } finally {
-            JniUtils.setGradMode(false);
+        // PyTorch's grad mode is per thread: ShardPass records on this task's thread only, as local[k] runs k
+        // tasks in one JVM, where DJL's GradientCollector allows one per process
+        ShardPass.Result r = ShardPass.forward(net, new ParameterStore(step, false), loss, x, y,
+                RULE.lossWeight(ni, n, 1), yHat -> yHat);
+        float value = r.lossValue();
+        if (!Float.isFinite(value)) {
+            throw NonFiniteLoss.error(value, String.format(Locale.ROOT, "step %d (rank %d's shard of global batch %d)",
+                    s + 1, rank, s), "epoch", NonFiniteLoss.Facts.of(List.of(x, y), PartitionTrainer.parameterArrays(net),
+                    List.of(r.output()), Double.NaN, updatesBefore));
         }
+        ShardPass.backward(r.weighted());
+        return new float[] {value * ni, Accuracy.accuracy(r.output(), y)};
     }
 
     /**

@@ -2,12 +2,10 @@ package org.d2l.multigpu.spark;
 
 import ai.djl.Device;
 import ai.djl.ndarray.NDArray;
-import ai.djl.ndarray.NDList;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.Shape;
 import ai.djl.nn.Block;
 import ai.djl.nn.Parameter;
-import ai.djl.pytorch.engine.PtNDArray;
 import ai.djl.pytorch.jni.JniUtils;
 import ai.djl.training.ParameterStore;
 import ai.djl.training.loss.Loss;
@@ -24,6 +22,8 @@ import org.d2l.multigpu.eval.Accuracy;
 import org.d2l.multigpu.devices.OnDevice;
 import org.d2l.multigpu.parallel.NonFiniteLoss;
 import org.d2l.multigpu.parallel.OptimizerState;
+import org.d2l.multigpu.parallel.ParameterAveraging;
+import org.d2l.multigpu.step.ShardPass;
 
 /**
  * The task that every partition runs in one round, on an executor: load the broadcast parameters
@@ -88,6 +88,9 @@ public final class PartitionTrainer implements FlatMapFunction<Iterator<Shard>, 
         return out.iterator();
     }
 
+    /** The rule every worker follows: its own minibatch's mean loss, weight 1. */
+    private static final ParameterAveraging RULE = ParameterAveraging.every(1);
+
     private PartialSum train(Shard shard, int end) {
         Block net = ExecutorRuntime.borrow(model);
         boolean gradMode = JniUtils.isGradMode();
@@ -114,28 +117,21 @@ public final class PartitionTrainer implements FlatMapFunction<Iterator<Shard>, 
                 try (NDManager step = root.newSubManager()) {
                     NDArray x = b.x(step);
                     NDArray y = b.y(step);
-                    ParameterStore ps = new ParameterStore(step, false);
-                    NDArray yHat;
-                    NDArray lv;
-                    JniUtils.setGradMode(true); // PyTorch's grad mode is per thread: only this task's
-                    try {
-                        yHat = net.forward(ps, new NDList(x), true).head();
-                        lv = loss.evaluate(new NDList(y), new NDList(yHat));
-                        float l = lv.getFloat();
-                        if (!Float.isFinite(l)) {
-                            throw new PartitionFailedException(shard.partition(), round, NonFiniteLoss.message(l,
-                                    String.format(Locale.ROOT, "its local step %d (minibatch %d of the partition)",
-                                            s - firstStep + 1, s), "round", NonFiniteLoss.Facts.of(List.of(x, y),
-                                            parameterArrays(net), List.of(yHat), Double.NaN,
-                                            (long) epoch * shard.batches().size() + s)), null);
-                        }
-                        // DJL's GradientCollector allows one per process, but local[k] runs k tasks in one
-                        // JVM: call PyTorch's backward directly (autograd state is per thread).
-                        JniUtils.backward((PtNDArray) lv, (PtNDArray) lv.onesLike(), false, false);
-                        lossSum += (double) l * b.size();
-                    } finally {
-                        JniUtils.setGradMode(false); // the update below must not be recorded
+                    // PyTorch's grad mode is per thread: ShardPass records on this task's thread only, as local[k]
+                    // runs k tasks in one JVM, where DJL's GradientCollector allows one per process
+                    ShardPass.Result r = ShardPass.forward(net, new ParameterStore(step, false), loss, x, y,
+                            RULE.lossWeight(b.size(), b.size(), 1), yHat -> yHat);
+                    float l = r.lossValue();
+                    if (!Float.isFinite(l)) {
+                        throw new PartitionFailedException(shard.partition(), round, NonFiniteLoss.message(l,
+                                String.format(Locale.ROOT, "its local step %d (minibatch %d of the partition)",
+                                        s - firstStep + 1, s), "round", NonFiniteLoss.Facts.of(List.of(x, y),
+                                        parameterArrays(net), List.of(r.output()), Double.NaN,
+                                        (long) epoch * shard.batches().size() + s)), null);
                     }
+                    ShardPass.backward(r.weighted());
+                    lossSum += (double) l * b.size();
+                    NDArray yHat = r.output();
                     correct += Accuracy.accuracy(yHat, y);
                     update(net, opt);
                     examples += b.size();

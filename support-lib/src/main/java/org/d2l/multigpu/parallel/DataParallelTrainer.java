@@ -1,14 +1,12 @@
 package org.d2l.multigpu.parallel;
 
 import ai.djl.Device;
-import ai.djl.engine.Engine;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDList;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.DataType;
 import ai.djl.nn.Block;
 import ai.djl.nn.Parameter;
-import ai.djl.training.GradientCollector;
 import ai.djl.training.ParameterStore;
 import ai.djl.training.dataset.RandomAccessDataset;
 import ai.djl.training.loss.Loss;
@@ -17,20 +15,23 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import org.d2l.multigpu.checkpoint.Checkpoints;
+import org.d2l.multigpu.collective.BatchNormGroup;
 import org.d2l.multigpu.collective.Collective;
 import org.d2l.multigpu.compression.Compression;
 import org.d2l.multigpu.devices.Devices;
 import org.d2l.multigpu.devices.ReplicaStore;
 import org.d2l.multigpu.eval.Accuracy;
 import org.d2l.multigpu.models.Init;
-import org.d2l.multigpu.collective.BatchNormGroup;
 import org.d2l.multigpu.models.SyncBatchNorm;
 import org.d2l.multigpu.precision.LossScale;
 import org.d2l.multigpu.precision.ParameterBytes;
 import org.d2l.multigpu.precision.PrecisionPolicy;
+import org.d2l.multigpu.runtime.Autograd;
 import org.d2l.multigpu.runtime.Djl;
 import org.d2l.multigpu.runtime.NoGrad;
-import org.d2l.multigpu.runtime.Scalars;
+import org.d2l.multigpu.step.Phase;
+import org.d2l.multigpu.step.ShardPass;
+import org.d2l.multigpu.step.StepPhases;
 
 /**
  * Trains a DJL block on k replicas, one per device: on k GPUs each replica runs on its own worker
@@ -43,12 +44,6 @@ import org.d2l.multigpu.runtime.Scalars;
  * Checkpoints ({@code optCheckpoints}), and what a resumed run reproduces: {@link TrainerState}.
  */
 public final class DataParallelTrainer implements AutoCloseable {
-
-    /**
-     * PyTorch allows one gradient collector per process: a step waits here for another thread's
-     * step (say, of a run that Kernel &gt; Interrupt is stopping) instead of failing.
-     */
-    private static final Object COLLECTING = new Object();
 
     private final Block net;
     private final List<Device> devices;
@@ -81,6 +76,11 @@ public final class DataParallelTrainer implements AutoCloseable {
     private double startMaxParameter = Double.NaN;
     /** The seed of the data order: epoch e of a shuffled training set is read in an order drawn from (seed, e). */
     long shuffleSeed;
+    /** When each phase of the current step ran on each replica. */
+    private StepPhases phases;
+    /** The phases of the last {@link #RECENT_STEPS} steps, oldest first. */
+    private final java.util.ArrayDeque<StepPhases> recent = new java.util.ArrayDeque<>();
+    private static final int RECENT_STEPS = 16;
 
     private DataParallelTrainer(TrainerSettings<?> s) {
         Djl.setup();
@@ -215,6 +215,8 @@ public final class DataParallelTrainer implements AutoCloseable {
         try (NoGrad g = NoGrad.scope(); NDManager step = manager.newSubManager()) {
             // Everything computed from x and y during this step is freed with it; x and y go back.
             step.tempAttachAll(x, y);
+            beginPhases();
+            long start = StepPhases.now();
             List<List<NDArray>> xs = new ArrayList<>();
             List<List<NDArray>> ys = new ArrayList<>();
             for (NDList micro : microBatches(x, y)) {
@@ -222,6 +224,7 @@ public final class DataParallelTrainer implements AutoCloseable {
                 xs.add(Minibatches.part(shards, 0));
                 ys.add(Minibatches.part(shards, 1));
             }
+            phases.add(0, xs.get(0).size(), Phase.DATA, start);
             return run(xs, ys, step);
         }
     }
@@ -254,9 +257,31 @@ public final class DataParallelTrainer implements AutoCloseable {
     public StepResult trainRound(List<NDArray> xs, List<NDArray> ys) {
         Minibatches.checkRound(sync, xs, ys, devices.size());
         try (NoGrad g = NoGrad.scope(); NDManager step = manager.newSubManager()) {
-            return run(List.of(Minibatches.onDevices(xs, devices, step)), List.of(Minibatches.onDevices(ys, devices, step)),
-                    step);
+            beginPhases();
+            long start = StepPhases.now();
+            List<NDArray> x = Minibatches.onDevices(xs, devices, step);
+            List<NDArray> y = Minibatches.onDevices(ys, devices, step);
+            phases.add(0, x.size(), Phase.DATA, start);
+            return run(List.of(x), List.of(y), step);
         }
+    }
+
+    /** Starts the record of a new step's phases, keeping the last {@link #RECENT_STEPS}. */
+    private void beginPhases() {
+        phases = new StepPhases(devices.size());
+        masters.beginStep(phases);
+        if (recent.size() == RECENT_STEPS) {
+            recent.removeFirst();
+        }
+        recent.addLast(phases);
+    }
+
+    /**
+     * When each phase (data, forward, backward, synchronisation, update) of the last steps ran on each replica,
+     * oldest first, at most the last 16; a skipped or failed step is among them.
+     */
+    public List<StepPhases> recentSteps() {
+        return List.copyOf(recent);
     }
 
     /**
@@ -274,21 +299,19 @@ public final class DataParallelTrainer implements AutoCloseable {
         double[] lossSum = new double[active];
         double[] correct = new double[active];
         List<NDArray> outputs = new ArrayList<>();
-        synchronized (COLLECTING) {
-            try (GradientCollector gc = Engine.getInstance().newGradientCollector()) {
-                for (int i = 0; i < xs.size(); i++) {
-                    NDList[] out = forward(xs.get(i), ys.get(i), n, step, gc);
-                    for (int r = 0; r < out.length; r++) {
-                        long ni = xs.get(i).get(r).getShape().get(0);
-                        outputs.add(out[r].get(0));
-                        lossSum[r] += out[r].get(1).getFloat() * ni;
-                        correct[r] += Accuracy.accuracy(out[r].get(0), ys.get(i).get(r));
-                    }
+        try {
+            for (int i = 0; i < xs.size(); i++) {
+                ShardPass.Result[] out = forward(xs.get(i), ys.get(i), n, step);
+                for (int r = 0; r < out.length; r++) {
+                    long ni = xs.get(i).get(r).getShape().get(0);
+                    outputs.add(out[r].output());
+                    lossSum[r] += out[r].lossValue() * ni;
+                    correct[r] += Accuracy.accuracy(out[r].output(), ys.get(i).get(r));
                 }
-            } catch (RuntimeException ex) {
-                rollback.undo();
-                throw ex;
             }
+        } catch (RuntimeException ex) {
+            rollback.undo();
+            throw ex;
         }
         double sum = Arrays.stream(lossSum).sum();
         StepResult result = new StepResult(sum, Arrays.stream(correct).sum(), n);
@@ -319,15 +342,14 @@ public final class DataParallelTrainer implements AutoCloseable {
 
     /**
      * The forward and backward passes of one micro-batch whose shards {@code xs} (labels {@code ys}) go to
-     * the first xs.size() replicas, each loss weighted by its shard's share of the step's {@code n} examples;
-     * returns each replica's (output, loss, weighted loss). Plain: each replica runs forward and backward on
-     * its own. With synchronised BatchNorm: the replicas run their forward passes at the same time, one
-     * thread each, meeting at every SyncBatchNorm, and one backward pass of their summed losses follows,
-     * through every replica's statistics.
+     * the first xs.size() replicas, each loss weighted by its shard's share of the step's {@code n} examples
+     * ({@link ShardPass}). Plain: each replica runs forward and backward on its own. With synchronised
+     * BatchNorm: the replicas run their forward passes at the same time, one thread each, meeting at every
+     * SyncBatchNorm, and one backward pass of their summed losses follows, through every replica's statistics.
      */
-    private NDList[] forward(List<NDArray> xs, List<NDArray> ys, long n, NDManager step, GradientCollector gc) {
+    private ShardPass.Result[] forward(List<NDArray> xs, List<NDArray> ys, long n, NDManager step) {
         int active = xs.size();
-        NDList[] out = new NDList[active];
+        ShardPass.Result[] out = new ShardPass.Result[active];
         boolean synced = batchNormGroup != null;
         if (synced) {
             batchNormGroup.beginStep(active);
@@ -336,22 +358,28 @@ public final class DataParallelTrainer implements AutoCloseable {
             long ni = xs.get(r).getShape().get(0);
             ParameterStore store = synced ? batchNormGroup.storeFor(r, precision.replicas().get(r))
                     : precision.replicas().get(r);
-            // output, loss, weighted loss; the forward pass's other arrays go before the backward pass,
-            // as in Python: autograd frees what it keeps as it goes (lower memory peak)
+            double weight = sync.lossWeight(ni, n, devices.size()) * precision.lossFactor();
+            // the forward pass's other arrays go before the backward pass, as in Python: autograd frees what
+            // it keeps as it goes (lower memory peak)
+            long start = StepPhases.now();
             try (NDManager forward = step.newSubManager()) {
                 forward.tempAttachAll(xs.get(r));
-                NDArray yHat = precision.output(net.forward(store, new NDList(precision.input(xs.get(r))), true).head(), r);
-                NDArray l = loss.evaluate(new NDList(ys.get(r)), new NDList(yHat));
-                out[r] = new NDList(yHat, l, l.mul(Scalars.of(l, sync.lossWeight(ni, n, devices.size()) * precision.lossFactor())));
-                out[r].attach(step);
+                out[r] = ShardPass.forward(net, store, loss, precision.input(xs.get(r)), ys.get(r), weight,
+                        yHat -> precision.output(yHat, r));
+                out[r].output().attach(step);
+                out[r].loss().attach(step);
+                out[r].weighted().attach(step);
             } catch (RuntimeException ex) {
                 if (synced) {
                     batchNormGroup.abort(); // the other replicas must not wait for this one
                 }
                 throw ex;
             }
+            phases.add(r, Phase.FORWARD, start);
             if (!synced) {
-                gc.backward(out[r].get(2));
+                start = StepPhases.now();
+                ShardPass.backward(out[r].weighted());
+                phases.add(r, Phase.BACKWARD, start);
             }
         });
         if (synced) {
@@ -361,11 +389,15 @@ public final class DataParallelTrainer implements AutoCloseable {
                         + " SyncBatchNorm blocks took part in the forward pass: a block that calls a BatchNorm it holds "
                         + "in a field of its own, not as a child, keeps the plain one; make it call its child blocks.");
             }
-            NDArray total = out[0].get(2);
-            for (int r = 1; r < active; r++) {
-                total = total.add(out[r].get(2).toDevice(total.getDevice(), false));
+            long start = StepPhases.now();
+            NDArray total = out[0].weighted();
+            try (Autograd recording = Autograd.record()) { // the sum is part of the graph
+                for (int r = 1; r < active; r++) {
+                    total = total.add(out[r].weighted().toDevice(total.getDevice(), false));
+                }
             }
-            gc.backward(total);
+            ShardPass.backward(total);
+            phases.add(0, active, Phase.BACKWARD, start);
         }
         return out;
     }

@@ -10,6 +10,8 @@ import org.d2l.multigpu.collective.Collective;
 import org.d2l.multigpu.collective.Partition;
 import org.d2l.multigpu.collective.Traffic;
 import org.d2l.multigpu.devices.OnDevice;
+import org.d2l.multigpu.step.Phase;
+import org.d2l.multigpu.step.StepPhases;
 
 /**
  * Synchronous data parallelism: gradients are reduced into replica 0, the optimizer updates it once
@@ -88,86 +90,84 @@ public final class GradientAveraging implements ReplicaSync {
     }
 
     /**
-     * Through the replicas' {@link Collective}: each trained parameter's gradients of the first {@code active}
-     * replicas (the others hold none: a last batch smaller than k gives only some replicas a shard, weighted
-     * by its share) are reduced on the parameter's owner, which updates it once and broadcasts it; running
-     * statistics are averaged over the active replicas. With a compressing collective, each gradient is
-     * allreduced instead (every replica, compressed) and every replica takes the same update itself, as DDP
-     * does: parameters never travel. Returns the bytes the collective moved.
+     * Through the replicas' {@link Collective}, in three phases: each trained parameter's gradients of the first
+     * {@code active} replicas (the others hold none: a last batch smaller than k gives only some replicas a shard,
+     * weighted by its share) are reduced on the parameter's owner; each owner's optimizer updates its parameters
+     * once; the owners broadcast them, and running statistics are averaged over the active replicas. With a
+     * compressing collective, each gradient is allreduced instead (every replica, compressed) and every replica
+     * takes the same update itself, as DDP does: parameters never travel. Records the phases (SYNC, UPDATE) in
+     * {@link Replicas#phases()}; returns the bytes the collective moved.
      */
     @Override
     public long step(Replicas replicas, Optimizer optimizer, int active) {
         Collective c = replicas.collective();
         List<Parameter> params = replicas.parameters();
+        StepPhases phases = replicas.phases();
+        int k = replicas.size();
         int[] owner = owners(replicas);
+        boolean everywhere = c.lossy();
+        int[] from = IntStream.range(0, active).toArray();
         long bytes = 0;
-        for (int j = 0; j < params.size(); j++) {
-            Parameter p = params.get(j);
-            Traffic t;
-            if (!p.requiresGradient()) {
-                t = replicas.size() > 1 ? averageStatistics(replicas, c.plain(), p.getId(), active) : null;
-            } else if (c.lossy()) {
-                t = updateEverywhere(replicas, c, p.getId(), optimizer);
-            } else {
-                t = update(replicas, c, p.getId(), owner[j], optimizer, active);
+        // getGradient() returns a new handle on the gradient each call: close each one used.
+        List<List<NDArray>> grads = new ArrayList<>();
+        try {
+            long start = StepPhases.now();
+            for (int j = 0; j < params.size(); j++) {
+                Parameter p = params.get(j);
+                List<NDArray> g = new ArrayList<>(k);
+                grads.add(g);
+                if (!p.requiresGradient()) {
+                    continue;
+                }
+                for (int i = 0; i < k; i++) {
+                    g.add(everywhere || i < active || i == owner[j] ? replicas.get(i).get(p.getId()).getGradient() : null);
+                }
+                Traffic t = everywhere ? (k > 1 ? c.allreduce(p.getId(), g) : null)
+                        : c.reduce(p.getId(), g, from, g.get(owner[j]), owner[j]);
+                bytes += t == null ? 0 : t.totalSentBytes();
             }
-            bytes += t == null ? 0 : t.totalSentBytes();
+            phases.add(0, k, Phase.SYNC, start);
+            for (int i = 0; i < k; i++) {
+                start = StepPhases.now();
+                boolean updated = false;
+                for (int j = 0; j < params.size(); j++) {
+                    Parameter p = params.get(j);
+                    if (p.requiresGradient() && (everywhere || owner[j] == i)) {
+                        String key = everywhere ? ParameterAveraging.stateKey(p.getId(), i) : p.getId();
+                        optimizer.update(key, replicas.get(i).get(p.getId()), grads.get(j).get(i));
+                        updated = true;
+                    }
+                }
+                if (updated) {
+                    phases.add(i, Phase.UPDATE, start);
+                }
+            }
+            for (List<NDArray> g : grads) {
+                g.stream().filter(x -> x != null).forEach(OnDevice::zero); // PyTorch adds up gradients: start from zero
+            }
+            start = StepPhases.now();
+            for (int j = 0; j < params.size(); j++) {
+                Parameter p = params.get(j);
+                Traffic t = null;
+                if (!p.requiresGradient()) {
+                    t = k > 1 ? averageStatistics(replicas, c.plain(), p.getId(), active) : null;
+                } else if (!everywhere) {
+                    List<NDArray> weights = new ArrayList<>(k);
+                    for (int i = 0; i < k; i++) {
+                        weights.add(replicas.get(i).get(p.getId()));
+                    }
+                    t = c.broadcast(weights.get(owner[j]), owner[j], weights);
+                }
+                bytes += t == null ? 0 : t.totalSentBytes();
+            }
+            if (k > 1) {
+                phases.add(0, k, Phase.SYNC, start);
+            }
+        } finally {
+            grads.forEach(g -> g.stream().filter(x -> x != null).forEach(NDArray::close));
         }
         replicas.synced();
         return bytes;
-    }
-
-    /**
-     * Reduces the gradients of parameter {@code id} of the first {@code active} replicas in replica order
-     * (g0 + g1 + ..., whoever owns it) into replica {@code owner}'s, where the optimizer updates it, then
-     * broadcasts it to the other replicas; every gradient is left at zero.
-     */
-    private static Traffic update(Replicas replicas, Collective c, String id, int owner, Optimizer optimizer,
-            int active) {
-        int k = replicas.size();
-        List<NDArray> weights = new ArrayList<>(k);
-        List<NDArray> grads = new ArrayList<>(k);
-        // getGradient() returns a new handle on the gradient each call: close each one used.
-        try {
-            for (int i = 0; i < k; i++) {
-                weights.add(replicas.get(i).get(id));
-                grads.add(i < active || i == owner ? weights.get(i).getGradient() : null);
-            }
-            int[] from = IntStream.range(0, active).toArray();
-            Traffic t = c.reduce(id, grads, from, grads.get(owner), owner);
-            optimizer.update(id, weights.get(owner), grads.get(owner));
-            for (NDArray g : grads) {
-                if (g != null) {
-                    OnDevice.zero(g); // PyTorch adds up gradients: start the next step from zero
-                }
-            }
-            return t.plus(c.broadcast(weights.get(owner), owner, weights));
-        } finally {
-            grads.stream().filter(g -> g != null).forEach(NDArray::close);
-        }
-    }
-
-    /**
-     * Allreduces the gradients of parameter {@code id} of every replica (zero where a replica had no
-     * examples) through the compressing collective {@code c}; each replica then updates its own copy with
-     * its own optimizer state (key {@code id@workerI} as with parameter averaging), all alike.
-     */
-    private static Traffic updateEverywhere(Replicas replicas, Collective c, String id, Optimizer optimizer) {
-        int k = replicas.size();
-        List<NDArray> grads = new ArrayList<>(k);
-        try {
-            for (int i = 0; i < k; i++) {
-                grads.add(replicas.get(i).get(id).getGradient());
-            }
-            Traffic t = k > 1 ? c.allreduce(id, grads) : Traffic.none(1);
-            for (int i = 0; i < k; i++) {
-                optimizer.update(ParameterAveraging.stateKey(id, i), replicas.get(i).get(id), grads.get(i));
-                OnDevice.zero(grads.get(i));
-            }
-            return t;
-        } finally {
-            grads.forEach(NDArray::close);
-        }
     }
 
     /** Averages running statistics of the active replicas into replica 0 and broadcasts the mean to every replica. */

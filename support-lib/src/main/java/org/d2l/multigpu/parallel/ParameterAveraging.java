@@ -7,10 +7,12 @@ import ai.djl.nn.Parameter;
 import ai.djl.training.optimizer.Optimizer;
 import java.util.ArrayList;
 import java.util.List;
-import org.d2l.multigpu.devices.OnDevice;
-import org.d2l.multigpu.devices.ReplicaStore;
 import org.d2l.multigpu.collective.Collective;
 import org.d2l.multigpu.collective.Traffic;
+import org.d2l.multigpu.devices.OnDevice;
+import org.d2l.multigpu.devices.ReplicaStore;
+import org.d2l.multigpu.step.Phase;
+import org.d2l.multigpu.step.StepPhases;
 
 /**
  * Parameter averaging as Deeplearning4j's {@code ParallelWrapper} does it: each of the k workers
@@ -74,6 +76,7 @@ public final class ParameterAveraging implements ReplicaSync {
     public long step(Replicas replicas, Optimizer optimizer, int active) {
         for (int i = 0; i < active; i++) {
             ReplicaStore r = replicas.get(i);
+            long start = StepPhases.now();
             for (Parameter p : replicas.parameters()) {
                 if (p.requiresGradient()) {
                     NDArray w = r.get(p.getId());
@@ -83,6 +86,7 @@ public final class ParameterAveraging implements ReplicaSync {
                     }
                 }
             }
+            replicas.phases().add(i, Phase.UPDATE, start);
         }
         return replicas.roundsSinceSync() >= frequency ? average(replicas, optimizer) : 0;
     }
@@ -126,6 +130,7 @@ public final class ParameterAveraging implements ReplicaSync {
             from.add(0);
         }
         Collective c = replicas.collective().plain();
+        long start = StepPhases.now();
         long bytes = 0;
         Device home = replicas.get(0).device();
         try (NDManager tmp = NDManager.newBaseManager(home)) {
@@ -141,6 +146,7 @@ public final class ParameterAveraging implements ReplicaSync {
             }
         }
         replicas.synced();
+        replicas.phases().add(0, replicas.size(), Phase.SYNC, start);
         return bytes;
     }
 

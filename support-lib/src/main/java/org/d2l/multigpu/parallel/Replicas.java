@@ -14,6 +14,7 @@ import java.util.Map;
 import org.d2l.multigpu.collective.Collective;
 import org.d2l.multigpu.devices.OnDevice;
 import org.d2l.multigpu.devices.ReplicaStore;
+import org.d2l.multigpu.step.StepPhases;
 
 /**
  * The float32 parameters of a trainer's k replicas, one {@link ReplicaStore} each (replica 0's are the
@@ -28,6 +29,7 @@ public final class Replicas {
     private final Collective collective;
     private final BitSet stepped = new BitSet();
     private int rounds;
+    private StepPhases phases;
 
     Replicas(List<ReplicaStore> stores, List<Parameter> params, Collective collective) {
         this.stores = List.copyOf(stores);
@@ -58,6 +60,19 @@ public final class Replicas {
     /** The collective through which the rule moves arrays between the replicas (and what it keeps, if it compresses). */
     public Collective collective() {
         return collective;
+    }
+
+    /** Where the rule records when it synchronised and updated in the current step (phases SYNC and UPDATE). */
+    public StepPhases phases() {
+        if (phases == null) {
+            phases = new StepPhases(stores.size());
+        }
+        return phases;
+    }
+
+    /** Records the coming step's phases in {@code step}. */
+    void beginStep(StepPhases step) {
+        phases = step;
     }
 
     /** The number of replicas. */

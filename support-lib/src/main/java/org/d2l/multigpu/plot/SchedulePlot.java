@@ -10,6 +10,7 @@ import java.util.stream.IntStream;
 import org.d2l.multigpu.modelparallel.Timeline;
 import org.d2l.multigpu.notebook.KernelIo;
 import org.d2l.multigpu.notebook.Notebook;
+import org.d2l.multigpu.step.StepPhases;
 import org.knowm.xchart.AnnotationText;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
@@ -61,6 +62,27 @@ public record SchedulePlot(List<Box> boxes, List<String> rows, String title, Str
                 e.op().forward() ? "forward" : "backward")).toList();
         List<String> rows = IntStream.range(0, timeline.stages()).mapToObj(s -> "stage " + s).toList();
         return of(boxes, rows, title, xTitle);
+    }
+
+    /**
+     * Training steps' phases ({@code DataParallelTrainer.recentSteps()}): replica against milliseconds from the
+     * first step's start, one box per replica and phase of each step, coloured by phase.
+     */
+    public static SchedulePlot ofSteps(List<StepPhases> steps, String title) {
+        if (steps.isEmpty()) {
+            throw new IllegalArgumentException("no steps to draw: train a step first.");
+        }
+        StepPhases first = steps.get(0);
+        List<Box> boxes = new java.util.ArrayList<>();
+        for (StepPhases step : steps) {
+            double at = step.millisSince(first);
+            for (StepPhases.Span s : step.spans()) {
+                boxes.add(new Box(s.replica(), "", at + s.start(), at + s.end(), s.phase().label()));
+            }
+        }
+        int k = steps.stream().mapToInt(StepPhases::replicas).max().getAsInt();
+        List<String> rows = IntStream.range(0, k).mapToObj(r -> "replica " + r).toList();
+        return of(boxes, rows, title, "ms from the first step's start");
     }
 
     /** The same plot at another size. */

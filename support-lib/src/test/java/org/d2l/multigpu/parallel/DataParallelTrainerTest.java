@@ -29,6 +29,8 @@ import org.d2l.multigpu.devices.Devices;
 import org.d2l.multigpu.devices.ReplicaStore;
 import org.d2l.multigpu.models.LeNet;
 import org.d2l.multigpu.models.ResNet;
+import org.d2l.multigpu.step.Phase;
+import org.d2l.multigpu.step.StepPhases;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.d2l.multigpu.lesson.FromScratch;
@@ -74,6 +76,36 @@ class DataParallelTrainerTest {
         Block fresh = LeNet.block();
         fresh.initialize(f.manager, DataType.FLOAT32, IMAGE);
         assertTrue(maxDifference(fresh, one) > 1e-3f);
+    }
+
+    /**
+     * Each step records every replica's phases: its shard, forward and backward, virtual replicas one after
+     * another, then the synchronisation on both and the update on replica 0, which owns every parameter.
+     */
+    @Test
+    void eachStepRecordsEveryReplicasPhasesVirtualReplicasTakingTurns() {
+        DataParallelTrainer t = trainer(LeNet.block(), null, 2, sgd(0.1f), GradientAveraging.mean());
+        for (int step = 0; step < 3; step++) {
+            NDList b = batch(16);
+            t.trainStep(b.get(0), b.get(1));
+        }
+        List<StepPhases> steps = t.recentSteps();
+        assertEquals(3, steps.size());
+        StepPhases last = steps.get(2);
+        for (int r = 0; r < 2; r++) {
+            for (Phase phase : List.of(Phase.DATA, Phase.FORWARD, Phase.BACKWARD, Phase.SYNC)) {
+                assertTrue(last.millis(r, phase) > 0, "replica " + r + " has no " + phase + ": " + last.spans());
+            }
+        }
+        assertTrue(last.millis(0, Phase.UPDATE) > 0 && last.millis(1, Phase.UPDATE) == 0, last.spans().toString());
+        double backward0 = span(last, 0, Phase.BACKWARD).end();
+        assertTrue(span(last, 1, Phase.FORWARD).start() >= backward0, "replica 1 began before replica 0 ended");
+        assertTrue(span(last, 0, Phase.SYNC).start() >= span(last, 1, Phase.BACKWARD).end(), "synchronised too early");
+        assertTrue(steps.get(1).millisSince(steps.get(0)) > 0);
+    }
+
+    private static StepPhases.Span span(StepPhases p, int replica, Phase phase) {
+        return p.spans().stream().filter(s -> s.replica() == replica && s.phase() == phase).findFirst().orElseThrow();
     }
 
     @Test

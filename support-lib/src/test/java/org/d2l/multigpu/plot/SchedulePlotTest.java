@@ -1,10 +1,13 @@
 package org.d2l.multigpu.plot;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import org.d2l.multigpu.step.Phase;
+import org.d2l.multigpu.step.StepPhases;
 import org.junit.jupiter.api.Test;
 
 class SchedulePlotTest {
@@ -27,5 +30,21 @@ class SchedulePlotTest {
             ticks++;
         }
         assertEquals(ticks, labels.size());
+    }
+
+    @Test
+    void stepsAreLaidOneAfterAnotherOneBoxPerReplicaAndPhase() throws InterruptedException {
+        StepPhases first = new StepPhases(2);
+        first.add(0, 2, Phase.FORWARD, StepPhases.now());
+        Thread.sleep(3);
+        StepPhases second = new StepPhases(2);
+        second.add(1, Phase.UPDATE, StepPhases.now());
+        SchedulePlot plot = SchedulePlot.ofSteps(List.of(first, second), "steps");
+        assertEquals(List.of("replica 0", "replica 1"), plot.rows());
+        assertEquals(3, plot.boxes().size());
+        SchedulePlot.Box update = plot.boxes().get(2);
+        assertEquals(1, update.row());
+        assertEquals("update", update.kind());
+        assertTrue(update.start() >= 3, "the second step starts 3 ms after the first: " + update);
     }
 }
