@@ -43,6 +43,9 @@ final class InProcessCollective implements Collective {
         for (int j = 1; j < from.length && inPlace; j++) {
             inPlace = data.get(from[j]) != into;
         }
+        if (inPlace && from.length == 1) {
+            return Traffic.elements(sent, received, into.getDataType().getNumOfBytes()); // the root's own array: nothing moves
+        }
         try (NDManager tmp = into.getManager().newSubManager()) {
             NDArray sum = inPlace ? into : OnDevice.copy(data.get(from[0]), into.getDevice(), tmp);
             for (int j = 0; j < from.length; j++) {

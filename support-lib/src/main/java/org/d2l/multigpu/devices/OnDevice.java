@@ -70,6 +70,20 @@ public final class OnDevice {
         apply(src, dst.getDevice(), dst::addi);
     }
 
+    /**
+     * Sets the gradient of {@code weight}, a parameter that records one, to zero in place: with PyTorch one native
+     * call ({@code grad.zero_()}, NaN and infinity included), else through {@link #zero}.
+     */
+    public static void zeroGradient(NDArray weight) {
+        if (weight instanceof ai.djl.pytorch.engine.PtNDArray pt) {
+            ai.djl.pytorch.jni.JniUtils.zeroGrad(pt);
+            return;
+        }
+        try (NDArray g = weight.getGradient()) {
+            zero(g);
+        }
+    }
+
     /** Sets every element of {@code array} to zero in place (unlike {@code subi(self)}, also over NaN). */
     public static void zero(NDArray array) {
         try (NDManager tmp = scratch(array)) {

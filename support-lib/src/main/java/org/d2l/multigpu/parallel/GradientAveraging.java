@@ -142,8 +142,12 @@ public final class GradientAveraging implements ReplicaSync {
                     phases.add(i, Phase.UPDATE, start);
                 }
             }
-            for (List<NDArray> g : grads) {
-                g.stream().filter(x -> x != null).forEach(OnDevice::zero); // PyTorch adds up gradients: start from zero
+            for (int j = 0; j < params.size(); j++) { // PyTorch adds up gradients: start the next step from zero
+                for (int i = 0; i < grads.get(j).size(); i++) {
+                    if (grads.get(j).get(i) != null) {
+                        OnDevice.zeroGradient(replicas.get(i).get(params.get(j).getId()));
+                    }
+                }
             }
             start = StepPhases.now();
             for (int j = 0; j < params.size(); j++) {
