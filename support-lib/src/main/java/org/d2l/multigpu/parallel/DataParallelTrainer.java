@@ -7,30 +7,23 @@ import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.DataType;
 import ai.djl.nn.Block;
 import ai.djl.nn.Parameter;
-import ai.djl.training.ParameterStore;
 import ai.djl.training.dataset.RandomAccessDataset;
 import ai.djl.training.loss.Loss;
 import ai.djl.training.optimizer.Optimizer;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import org.d2l.multigpu.checkpoint.Checkpoints;
-import org.d2l.multigpu.collective.BatchNormGroup;
 import org.d2l.multigpu.collective.Collective;
 import org.d2l.multigpu.compression.Compression;
 import org.d2l.multigpu.devices.Devices;
 import org.d2l.multigpu.devices.ReplicaStore;
-import org.d2l.multigpu.eval.Accuracy;
 import org.d2l.multigpu.models.Init;
-import org.d2l.multigpu.models.SyncBatchNorm;
 import org.d2l.multigpu.precision.LossScale;
 import org.d2l.multigpu.precision.ParameterBytes;
 import org.d2l.multigpu.precision.PrecisionPolicy;
-import org.d2l.multigpu.runtime.Autograd;
 import org.d2l.multigpu.runtime.Djl;
 import org.d2l.multigpu.runtime.NoGrad;
 import org.d2l.multigpu.step.Phase;
-import org.d2l.multigpu.step.ShardPass;
 import org.d2l.multigpu.step.StepPhases;
 
 /**
@@ -61,10 +54,8 @@ public final class DataParallelTrainer implements AutoCloseable {
     final Replicas masters;
     /** How the replicas compute (FLOAT32 on the masters, or FLOAT16 copies of them). */
     final PrecisionPolicy precision;
-    private final ReplicaWorkers workers;
-    /** With synchronised BatchNorm: where the replicas exchange statistics, and one thread per replica; else null. */
-    private final BatchNormGroup batchNormGroup;
-    private final ReplicaWorkers syncWorkers;
+    /** Runs each global step: the replicas' passes, the rule's update, the phases' times. */
+    private final GlobalStep core;
     /** Micro-batches per global batch: gradients accumulated over them, synchronised once per step. */
     final int accumulate;
     final List<EpochMetrics> history = new ArrayList<>();
@@ -72,15 +63,8 @@ public final class DataParallelTrainer implements AutoCloseable {
     /** The builder's checkpoint settings, or null. */
     final Checkpoints checkpoints;
     long steps;
-    /** The largest |w| of the parameters before this trainer's first update, for the message of a NaN loss. */
-    private double startMaxParameter = Double.NaN;
     /** The seed of the data order: epoch e of a shuffled training set is read in an order drawn from (seed, e). */
     long shuffleSeed;
-    /** When each phase of the current step ran on each replica. */
-    private StepPhases phases;
-    /** The phases of the last {@link #RECENT_STEPS} steps, oldest first. */
-    private final java.util.ArrayDeque<StepPhases> recent = new java.util.ArrayDeque<>();
-    private static final int RECENT_STEPS = 16;
 
     private DataParallelTrainer(TrainerSettings<?> s) {
         Djl.setup();
@@ -106,14 +90,9 @@ public final class DataParallelTrainer implements AutoCloseable {
         precision = PrecisionPolicy.create(s.dataType, s.masterWeights, s.lossScaler, net, devices, params, manager);
         collective = s.compressor == null ? s.collective : Compression.of(s.compressor, s.collective);
         masters = new Replicas(precision.masters(), params, collective);
-        workers = new ReplicaWorkers(devices, s.concurrent);
         accumulate = s.accumulate;
-        batchNormGroup = s.syncBatchNorm ? new BatchNormGroup(SYNC_TIMEOUT_SECONDS) : null;
-        syncWorkers = s.syncBatchNorm ? new ReplicaWorkers(devices, true) : null;
+        core = new GlobalStep(net, loss, devices, sync, optimizer, masters, precision, s.concurrent, s.syncBatchNorm);
     }
-
-    /** How long a replica waits for the others at a synchronised BatchNorm before the step fails. */
-    private static final long SYNC_TIMEOUT_SECONDS = 600;
 
     /** Starts a builder for training {@code net}. */
     public static Builder builder(Block net) {
@@ -147,12 +126,12 @@ public final class DataParallelTrainer implements AutoCloseable {
 
     /** Whether replicas run on worker threads (by default one per device when there are several devices). */
     boolean isConcurrent() {
-        return workers.concurrent();
+        return core.concurrent();
     }
 
     /** Whether BatchNorm's statistics are synchronised over the replicas ({@code optSyncBatchNorm}). */
     boolean syncBatchNorm() {
-        return batchNormGroup != null;
+        return core.syncBatchNorm();
     }
 
     /** The data type the replicas compute in, FLOAT32 or FLOAT16. */
@@ -215,7 +194,7 @@ public final class DataParallelTrainer implements AutoCloseable {
         try (NoGrad g = NoGrad.scope(); NDManager step = manager.newSubManager()) {
             // Everything computed from x and y during this step is freed with it; x and y go back.
             step.tempAttachAll(x, y);
-            beginPhases();
+            StepPhases phases = core.beginStep();
             long start = StepPhases.now();
             List<List<NDArray>> xs = new ArrayList<>();
             List<List<NDArray>> ys = new ArrayList<>();
@@ -257,7 +236,7 @@ public final class DataParallelTrainer implements AutoCloseable {
     public StepResult trainRound(List<NDArray> xs, List<NDArray> ys) {
         Minibatches.checkRound(sync, xs, ys, devices.size());
         try (NoGrad g = NoGrad.scope(); NDManager step = manager.newSubManager()) {
-            beginPhases();
+            StepPhases phases = core.beginStep();
             long start = StepPhases.now();
             List<NDArray> x = Minibatches.onDevices(xs, devices, step);
             List<NDArray> y = Minibatches.onDevices(ys, devices, step);
@@ -266,152 +245,24 @@ public final class DataParallelTrainer implements AutoCloseable {
         }
     }
 
-    /** Starts the record of a new step's phases, keeping the last {@link #RECENT_STEPS}. */
-    private void beginPhases() {
-        phases = new StepPhases(devices.size());
-        masters.beginStep(phases);
-        if (recent.size() == RECENT_STEPS) {
-            recent.removeFirst();
-        }
-        recent.addLast(phases);
-    }
-
     /**
      * When each phase (data, forward, backward, synchronisation, update) of the last steps ran on each replica,
      * oldest first, at most the last 16; a skipped or failed step is among them.
      */
     public List<StepPhases> recentSteps() {
-        return List.copyOf(recent);
+        return core.recentSteps();
     }
 
-    /**
-     * Forward and backward of every micro-batch (xs.get(i): its shards, one per replica that gets
-     * examples), the gradients accumulating in the replicas, then the rule's update once.
-     */
+    /** One global step through the core: forward and backward of every micro-batch, then the rule's update. */
     private StepResult run(List<List<NDArray>> xs, List<List<NDArray>> ys, NDManager step) {
-        int active = xs.stream().mapToInt(List::size).max().orElse(0);
-        long n = xs.stream().flatMap(List::stream).mapToLong(xi -> xi.getShape().get(0)).sum();
-        StepRollback rollback = new StepRollback(precision.replicas(), masters.parameters(), step);
-        if (steps == 0 && Double.isNaN(startMaxParameter)) {
-            startMaxParameter = NonFiniteLoss.Facts.of(List.of(), parameterArrays(active), List.of(), Double.NaN, 0)
-                    .maxParameter();
-        }
-        double[] lossSum = new double[active];
-        double[] correct = new double[active];
-        List<NDArray> outputs = new ArrayList<>();
-        try {
-            for (int i = 0; i < xs.size(); i++) {
-                ShardPass.Result[] out = forward(xs.get(i), ys.get(i), n, step);
-                for (int r = 0; r < out.length; r++) {
-                    long ni = xs.get(i).get(r).getShape().get(0);
-                    outputs.add(out[r].output());
-                    lossSum[r] += out[r].lossValue() * ni;
-                    correct[r] += Accuracy.accuracy(out[r].output(), ys.get(i).get(r));
-                }
-            }
-        } catch (RuntimeException ex) {
-            rollback.undo();
-            throw ex;
-        }
-        double sum = Arrays.stream(lossSum).sum();
-        StepResult result = new StepResult(sum, Arrays.stream(correct).sum(), n);
-        if (!Double.isFinite(sum)) {
-            String unit = sync.ownMinibatches() ? "round" : "step";
-            List<NDArray> inputs = new ArrayList<>();
-            xs.forEach(inputs::addAll);
-            ys.forEach(inputs::addAll);
-            NonFiniteLoss.Facts facts = NonFiniteLoss.Facts.of(inputs, parameterArrays(active), outputs,
-                    startMaxParameter, steps);
-            rollback.undo();
-            throw NonFiniteLoss.error(sum, String.format(java.util.Locale.ROOT, "%s %d (epoch %d)", unit, steps + 1,
-                    history.size() + 1), unit, facts);
-        }
+        GlobalStep.Outcome o = core.run(xs, ys, step, steps, history.size() + 1);
         steps++;
-        if (!precision.gradientsToMasters(active, step)) {
-            // A gradient overflowed in float16: skip this step everywhere (the loss scale was halved).
-            rollback.undo();
+        if (o.skipped()) {
             tally.skipped++;
-            return result;
+        } else {
+            tally.synced(o.syncBytes());
         }
-        masters.roundTaken(active);
-        tally.synced(sync.step(masters, optimizer, active));
-        precision.mastersChanged(step);
-        precision.stepTaken();
-        return result;
-    }
-
-    /**
-     * The forward and backward passes of one micro-batch whose shards {@code xs} (labels {@code ys}) go to
-     * the first xs.size() replicas, each loss weighted by its shard's share of the step's {@code n} examples
-     * ({@link ShardPass}). Plain: each replica runs forward and backward on its own. With synchronised
-     * BatchNorm: the replicas run their forward passes at the same time, one thread each, meeting at every
-     * SyncBatchNorm, and one backward pass of their summed losses follows, through every replica's statistics.
-     */
-    private ShardPass.Result[] forward(List<NDArray> xs, List<NDArray> ys, long n, NDManager step) {
-        int active = xs.size();
-        ShardPass.Result[] out = new ShardPass.Result[active];
-        boolean synced = batchNormGroup != null;
-        if (synced) {
-            batchNormGroup.beginStep(active);
-        }
-        (synced ? syncWorkers : workers).runEach(active, r -> {
-            long ni = xs.get(r).getShape().get(0);
-            ParameterStore store = synced ? batchNormGroup.storeFor(r, precision.replicas().get(r))
-                    : precision.replicas().get(r);
-            double weight = sync.lossWeight(ni, n, devices.size()) * precision.lossFactor();
-            // the forward pass's other arrays go before the backward pass, as in Python: autograd frees what
-            // it keeps as it goes (lower memory peak)
-            long start = StepPhases.now();
-            try (NDManager forward = step.newSubManager()) {
-                forward.tempAttachAll(xs.get(r));
-                out[r] = ShardPass.forward(net, store, loss, precision.input(xs.get(r)), ys.get(r), weight,
-                        yHat -> precision.output(yHat, r));
-                out[r].output().attach(step);
-                out[r].loss().attach(step);
-                out[r].weighted().attach(step);
-            } catch (RuntimeException ex) {
-                if (synced) {
-                    batchNormGroup.abort(); // the other replicas must not wait for this one
-                }
-                throw ex;
-            }
-            phases.add(r, Phase.FORWARD, start);
-            if (!synced) {
-                start = StepPhases.now();
-                ShardPass.backward(out[r].weighted());
-                phases.add(r, Phase.BACKWARD, start);
-            }
-        });
-        if (synced) {
-            int expected = SyncBatchNorm.count(net)[0];
-            if (batchNormGroup.layersMet() < expected && active > 1) {
-                throw new IllegalStateException("Only " + batchNormGroup.layersMet() + " of the network's " + expected
-                        + " SyncBatchNorm blocks took part in the forward pass: a block that calls a BatchNorm it holds "
-                        + "in a field of its own, not as a child, keeps the plain one; make it call its child blocks.");
-            }
-            long start = StepPhases.now();
-            NDArray total = out[0].weighted();
-            try (Autograd recording = Autograd.record()) { // the sum is part of the graph
-                for (int r = 1; r < active; r++) {
-                    total = total.add(out[r].weighted().toDevice(total.getDevice(), false));
-                }
-            }
-            ShardPass.backward(total);
-            phases.add(0, active, Phase.BACKWARD, start);
-        }
-        return out;
-    }
-
-    /** The parameter arrays the first {@code active} replicas computed this step with (float16 copies in FLOAT16). */
-    private List<NDArray> parameterArrays(int active) {
-        List<NDArray> all = new ArrayList<>();
-        for (int r = 0; r < active; r++) {
-            ReplicaStore store = precision.replicas().get(r);
-            for (Parameter p : masters.parameters()) {
-                all.add(store.get(p.getId()));
-            }
-        }
-        return all;
+        return o.result();
     }
 
     /**
@@ -483,10 +334,7 @@ public final class DataParallelTrainer implements AutoCloseable {
      */
     @Override
     public void close() {
-        workers.close();
-        if (syncWorkers != null) {
-            syncWorkers.close();
-        }
+        core.close();
         manager.close();
         if (ownParameters != null) {
             ownParameters.close();
