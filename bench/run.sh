@@ -104,8 +104,8 @@ out=$(mktemp)
           run --suite peer --model resnet18-w$w --batch 256 --steps 5 --warmup 1 --rounds 2 --limit 1536 "${peer[@]}"; echo
         done
       else
-        run --suite peer --model lenet --batch 256 --steps 30 --warmup 5 --rounds 3 "${peer[@]}"
-        echo; run --suite peer --model lenet-sigmoid --batch 256 --steps 30 --warmup 5 --rounds 3 "${peer[@]}"
+        run --suite peer --model lenet --batch 256 --steps 30 --warmup 5 --rounds 5 "${peer[@]}"
+        echo; run --suite peer --model lenet-sigmoid --batch 256 --steps 30 --warmup 5 --rounds 5 "${peer[@]}"
         echo; run --suite peer --model resnet18-w16 --batch 256 --steps 5 --warmup 1 --rounds 2 --limit 1536 "${peer[@]}"
         echo; run --suite peer --model resnet18 --batch 256 --steps 3 --warmup 1 --rounds 2 --limit 1024 "${peer[@]}"
       fi ;;

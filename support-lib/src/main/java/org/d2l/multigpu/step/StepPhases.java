@@ -90,6 +90,18 @@ public final class StepPhases {
         return spans().stream().filter(s -> s.replica() == replica && s.phase() == phase).mapToDouble(Span::millis).sum();
     }
 
+    /** When replica {@code replica} first began phase {@code phase}, in milliseconds; NaN when it never did. */
+    public double start(int replica, Phase phase) {
+        return spans().stream().filter(s -> s.replica() == replica && s.phase() == phase).mapToDouble(Span::start).min()
+                .orElse(Double.NaN);
+    }
+
+    /** When replica {@code replica} last ended phase {@code phase}, in milliseconds; NaN when it never began it. */
+    public double end(int replica, Phase phase) {
+        return spans().stream().filter(s -> s.replica() == replica && s.phase() == phase).mapToDouble(Span::end).max()
+                .orElse(Double.NaN);
+    }
+
     /** From the step's start to the end of its last span, in milliseconds. */
     public double span() {
         return spans().stream().mapToDouble(Span::end).max().orElse(0);

@@ -98,14 +98,9 @@ class DataParallelTrainerTest {
             }
         }
         assertTrue(last.millis(0, Phase.UPDATE) > 0 && last.millis(1, Phase.UPDATE) == 0, last.spans().toString());
-        double backward0 = span(last, 0, Phase.BACKWARD).end();
-        assertTrue(span(last, 1, Phase.FORWARD).start() >= backward0, "replica 1 began before replica 0 ended");
-        assertTrue(span(last, 0, Phase.SYNC).start() >= span(last, 1, Phase.BACKWARD).end(), "synchronised too early");
+        assertTrue(last.start(1, Phase.FORWARD) >= last.end(0, Phase.BACKWARD), "replica 1 began before replica 0 ended");
+        assertTrue(last.start(0, Phase.SYNC) >= last.end(1, Phase.BACKWARD), "synchronised too early");
         assertTrue(steps.get(1).millisSince(steps.get(0)) > 0);
-    }
-
-    private static StepPhases.Span span(StepPhases p, int replica, Phase phase) {
-        return p.spans().stream().filter(s -> s.replica() == replica && s.phase() == phase).findFirst().orElseThrow();
     }
 
     @Test

@@ -39,6 +39,9 @@ class StepPhasesTest {
         assertEquals(spans.get(1).millis(), p.millis(1, Phase.FORWARD));
         assertEquals(0, p.millis(0, Phase.UPDATE));
         assertEquals(spans.stream().mapToDouble(StepPhases.Span::end).max().getAsDouble(), p.span());
+        assertEquals(spans.get(0).start(), p.start(0, Phase.FORWARD));
+        assertEquals(spans.get(2).end(), p.end(1, Phase.BACKWARD));
+        assertTrue(Double.isNaN(p.start(0, Phase.SYNC)) && Double.isNaN(p.end(0, Phase.SYNC)));
     }
 
     @Test
