@@ -93,7 +93,7 @@ public final class GradientAveraging implements ReplicaSync {
      * Through the replicas' {@link Collective}, in three phases: each trained parameter's gradients of the first
      * {@code active} replicas (the others hold none: a last batch smaller than k gives only some replicas a shard,
      * weighted by its share) are reduced on the parameter's owner; each owner's optimizer updates its parameters
-     * once; the owners broadcast them, and running statistics are averaged over the active replicas. With a
+     * once (every replica then sets its gradients to zero); the owners broadcast them, and running statistics are averaged over the active replicas. With a
      * compressing collective, each gradient is allreduced instead (every replica, compressed) and every replica
      * takes the same update itself, as DDP does: parameters never travel. Records the phases (SYNC, UPDATE) in
      * {@link Replicas#phases()}; returns the bytes the collective moved.
@@ -127,27 +127,21 @@ public final class GradientAveraging implements ReplicaSync {
                 bytes += t == null ? 0 : t.totalSentBytes();
             }
             phases.add(0, k, Phase.SYNC, start);
-            for (int i = 0; i < k; i++) {
+            for (int i = 0; i < k; i++) { // each replica updates what it owns, then sets its gradients back to zero
                 start = StepPhases.now();
-                boolean updated = false;
                 for (int j = 0; j < params.size(); j++) {
                     Parameter p = params.get(j);
                     if (p.requiresGradient() && (everywhere || owner[j] == i)) {
                         String key = everywhere ? ParameterAveraging.stateKey(p.getId(), i) : p.getId();
                         optimizer.update(key, replicas.get(i).get(p.getId()), grads.get(j).get(i));
-                        updated = true;
                     }
                 }
-                if (updated) {
-                    phases.add(i, Phase.UPDATE, start);
-                }
-            }
-            for (int j = 0; j < params.size(); j++) { // PyTorch adds up gradients: start the next step from zero
-                for (int i = 0; i < grads.get(j).size(); i++) {
-                    if (grads.get(j).get(i) != null) {
+                for (int j = 0; j < params.size(); j++) { // PyTorch adds up gradients: start the next step from zero
+                    if (!grads.get(j).isEmpty() && grads.get(j).get(i) != null) {
                         OnDevice.zeroGradient(replicas.get(i).get(params.get(j).getId()));
                     }
                 }
+                phases.add(i, Phase.UPDATE, start);
             }
             start = StepPhases.now();
             for (int j = 0; j < params.size(); j++) {

@@ -10,7 +10,7 @@ public enum Phase {
     BACKWARD,
     /** Gradients, parameters or statistics moved between the replicas (the collective). */
     SYNC,
-    /** The optimizer's update of the parameters. */
+    /** The optimizer's update of the parameters, and the gradients set back to zero for the next step. */
     UPDATE;
 
     /** The phase's name in lower case, for tables and figures. */
