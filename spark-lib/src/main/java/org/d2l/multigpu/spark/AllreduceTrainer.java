@@ -4,22 +4,12 @@ import ai.djl.Device;
 import ai.djl.ndarray.NDManager;
 import ai.djl.nn.Block;
 import ai.djl.training.dataset.RandomAccessDataset;
-import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.broadcast.Broadcast;
@@ -54,7 +44,6 @@ import scala.reflect.ClassTag$;
  */
 public final class AllreduceTrainer implements AutoCloseable {
 
-    private static final Pattern RANK_FAILED = Pattern.compile("Epoch \\d+, rank \\d+ failed: [^\\n]*");
 
     private final ModelFactory model;
     private final OptimizerFactory optimizer;
@@ -77,16 +66,9 @@ public final class AllreduceTrainer implements AutoCloseable {
     /** The last epoch the current fit plans (0: until it stops), for the stage it starts. */
     private int lastPlanned;
     /** The running stage, or null. */
-    private Stage stage;
+    private AllreduceStage stage;
     /** Spark's job group of this trainer's stages, to cancel one that does not end by itself. */
     private final String group = "d2l-allreduce-" + System.identityHashCode(this);
-    /** The threads that wait for the stages' Spark jobs, so that the driver can read the ranks' reports meanwhile. */
-    private static final ExecutorService STAGES = Executors.newCachedThreadPool(r -> {
-        Thread t = new Thread(r, "d2l-allreduce-stage");
-        t.setDaemon(true);
-        return t;
-    });
-
     private AllreduceTrainer(Builder b) {
         Djl.setup();
         this.model = b.model;
@@ -137,7 +119,7 @@ public final class AllreduceTrainer implements AutoCloseable {
 
     /** The metrics of every epoch this trainer has finished, across runs (resumed ones included). */
     public List<EpochMetrics> getHistory() {
-        return List.copyOf(done.history);
+        return List.copyOf(done.history());
     }
 
     /** Every epoch this trainer ran, as its stage saw it: attempts, bytes on the sockets, where the time went. */
@@ -181,7 +163,7 @@ public final class AllreduceTrainer implements AutoCloseable {
     /** The epochs the next stage runs up to (0: until told to stop), as {@link #beginRun} planned them. */
     private void beginRun(int epochs) {
         endRun();
-        lastPlanned = epochs == 0 ? 0 : done.epochs + epochs;
+        lastPlanned = epochs == 0 ? 0 : done.epochs() + epochs;
     }
 
     /** Stops the running stage, if any, after its current step, and waits for it to end. */
@@ -197,7 +179,7 @@ public final class AllreduceTrainer implements AutoCloseable {
             throw new IllegalArgumentException("The data is split over " + data.partitions()
                     + " partitions but this trainer uses " + partitions + ": distribute it with this trainer.");
         }
-        int epoch = done.epochs + 1;
+        int epoch = done.epochs() + 1;
         if (lastPlanned != 0 && epoch > lastPlanned) {
             lastPlanned = epoch; // a trainEpoch beyond the plan (outside a fit): one more epoch
             endRun();
@@ -209,12 +191,16 @@ public final class AllreduceTrainer implements AutoCloseable {
         double stageSeconds = 0;
         while (results == null) {
             if (stage == null) {
-                stage = new Stage(data, epoch, failures.size());
+                stage = startStage(data, epoch, failures.size());
             }
             try {
                 results = stage.awaitEpoch(epoch);
-                stageSeconds = stage.secondsOfLastEpoch;
-            } catch (StageFailedException ex) {
+                stageSeconds = stage.secondsOfLastEpoch();
+            } catch (InterruptedException ex) { // the ranks stop after their step, and the fit ends here
+                stage = null;
+                throw new TrainingInterruptedException(epoch, done.count(), done.history(), "The driver's model holds the "
+                        + "parameters of the last complete epoch; run the cell again to go on.");
+            } catch (AllreduceStage.FailedException ex) {
                 stage.stopAndWait();
                 stage = null;
                 failures.add("attempt " + (failures.size() + 1) + ": " + ex.getMessage());
@@ -241,12 +227,12 @@ public final class AllreduceTrainer implements AutoCloseable {
         }
         RankResult first = results.get(0);
         first.parameters().loadInto(net);
-        done.optimizerState = first.optimizerState();
+        done.optimizerState(first.optimizerState());
         for (RankResult r : results) {
-            done.compression = done.compression.with(r.compression()); // each rank's own residuals, the shared Q
+            done.compression(done.compression().with(r.compression())); // each rank's own residuals, the shared Q
         }
-        done.count += data.steps();
-        done.epochs++;
+        done.count(data.steps());
+        done.epochTrained();
         log.add(new AllreduceEpoch(epoch, failures.size() + 1, failures, results, stageSeconds, first.gradientElements()));
         double lossSum = results.stream().mapToDouble(RankResult::lossSum).sum();
         double correct = results.stream().mapToDouble(RankResult::correct).sum();
@@ -258,134 +244,20 @@ public final class AllreduceTrainer implements AutoCloseable {
         double seconds = Math.max(stageSeconds, (System.nanoTime() - t0) / 1e9);
         EpochMetrics m = new EpochMetrics(epoch, lossSum / examples, correct / examples, testAcc, seconds,
                 examples / seconds, data.steps(), bytes, 0, Double.NaN, data.steps(), List.of(), Double.NaN);
-        done.history.add(m);
+        done.finished(m);
         return m;
     }
 
-    /** A stage that failed: its reason in the failing rank's own words when it said them. */
-    private static final class StageFailedException extends Exception {
-        private static final long serialVersionUID = 1L;
-
-        StageFailedException(String reason, Throwable cause) {
-            super(reason, cause);
-        }
-    }
-
-    /**
-     * One barrier stage running the epochs of a fit from {@code firstEpoch} (one Spark job on a thread of its
-     * own), and the driver's end of its ranks' lines, where their epochs arrive as they finish.
-     */
-    private final class Stage {
-        private final SplitData data;
-        private final int firstEpoch;
-        private final DriverLink.Server link;
-        private final Future<?> job;
-        private final Map<Integer, List<RankResult>> arrived = new HashMap<>();
-        private final int[] reported;
-        private long lastNanos = System.nanoTime();
-        double secondsOfLastEpoch;
-
-        Stage(SplitData data, int firstEpoch, int attempt) {
-            this.data = data;
-            this.firstEpoch = firstEpoch;
-            this.reported = new int[partitions];
-            try {
-                link = new DriverLink.Server(sc.getConf().get("spark.driver.host", "localhost"), timeout);
-            } catch (IOException ex) {
-                throw new IllegalStateException("The driver cannot listen for its ranks' reports: " + ex.getMessage(), ex);
-            }
-            AllreduceTask.FitPlan plan = new AllreduceTask.FitPlan(firstEpoch, lastPlanned, attempt, done.count,
-                    data.globalExamples(), bucketElements, compressor, timeout.toMillis(), hook, link.address());
-            ParameterValues start = ParameterValues.of(net);
-            ParameterValues state = done.optimizerState;
-            CompressionValues compression = compressor == null ? null : done.compression;
-            job = STAGES.submit(() -> runStage(data, start, state, compression, plan));
-        }
-
-        /** Every rank's result of {@code epoch}, once all have arrived; a failed or ended stage throws. */
-        List<RankResult> awaitEpoch(int epoch) throws StageFailedException {
-            while (true) {
-                List<RankResult> got = arrived.getOrDefault(epoch, List.of());
-                if (got.size() == partitions) {
-                    arrived.remove(epoch);
-                    long now = System.nanoTime();
-                    secondsOfLastEpoch = (now - lastNanos) / 1e9;
-                    lastNanos = now;
-                    return new ArrayList<>(got);
-                }
-                Object report;
-                try {
-                    report = link.reports().poll(100, TimeUnit.MILLISECONDS);
-                } catch (InterruptedException ex) {
-                    interrupted(epoch);
-                    return null; // not reached: interrupted() throws
-                }
-                if (Thread.currentThread().isInterrupted()) {
-                    interrupted(epoch);
-                }
-                if (report instanceof RankResult r) {
-                    int e = firstEpoch + reported[r.rank()]++;
-                    arrived.computeIfAbsent(e, x -> new ArrayList<>()).add(r);
-                } else if (report == null && job.isDone()) {
-                    try {
-                        link.awaitLinesClosed(5_000); // reports still on their way to the queue
-                    } catch (InterruptedException ex) {
-                        interrupted(epoch);
-                    }
-                    if (link.reports().isEmpty()) {
-                        throw new StageFailedException(failure(epoch), cause());
-                    }
-                } else if (report instanceof Exception ex) {
-                    stopAndWait();
-                    throw new StageFailedException("the driver lost a rank's reports: " + ex.getMessage(), ex);
-                }
-            }
-        }
-
-        /** An interrupt of the waiting thread: the ranks stop after their step, and the fit ends there. */
-        private void interrupted(int epoch) {
-            stopAndWait();
-            stage = null;
-            throw new TrainingInterruptedException(epoch, done.count, done.history, "The driver's model holds the "
-                    + "parameters of the last complete epoch; run the cell again to go on.");
-        }
-
-        private String failure(int epoch) {
-            Throwable c = cause();
-            return c == null ? "the stage ended before epoch " + epoch + " did" : reason(c);
-        }
-
-        private Throwable cause() {
-            try {
-                job.get();
-                return null;
-            } catch (ExecutionException ex) {
-                return ex.getCause();
-            } catch (InterruptedException ex) {
-                Thread.currentThread().interrupt();
-                return ex;
-            }
-        }
-
-        /** Asks the ranks to stop after their current step and waits until the stage has ended. */
-        void stopAndWait() {
-            link.stop();
-            boolean interrupted = Thread.interrupted();
-            try {
-                job.get(timeout.toMillis() * 2 + 60_000, TimeUnit.MILLISECONDS);
-            } catch (InterruptedException ex) {
-                interrupted = true;
-            } catch (ExecutionException ex) {
-                // the stage failed: Spark has ended its job already, which is the end we waited for
-            } catch (TimeoutException ex) {
-                sc.cancelJobGroup(group); // stuck: cancel what is left of it
-            } finally {
-                link.close();
-                if (interrupted) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-        }
+    /** Starts the barrier stage of this fit's epochs from {@code firstEpoch}, its {@code attempt}-th try (from 0). */
+    private AllreduceStage startStage(SplitData data, int firstEpoch, int attempt) {
+        ParameterValues start = ParameterValues.of(net);
+        ParameterValues state = done.optimizerState();
+        CompressionValues compression = compressor == null ? null : done.compression();
+        return new AllreduceStage(sc, group, partitions, timeout, firstEpoch, address -> {
+            AllreduceTask.FitPlan plan = new AllreduceTask.FitPlan(firstEpoch, lastPlanned, attempt, done.count(),
+                    data.globalExamples(), bucketElements, compressor, timeout.toMillis(), hook, address);
+            return () -> runStage(data, start, state, compression, plan);
+        });
     }
 
     /**
@@ -413,18 +285,6 @@ public final class AllreduceTrainer implements AutoCloseable {
                 bcCompression.destroy();
             }
         }
-    }
-
-    /** The failing rank's own words when a task said them, else the first line of Spark's message. */
-    private static String reason(Throwable ex) {
-        for (Throwable t = ex; t != null; t = t.getCause()) {
-            Matcher m = RANK_FAILED.matcher(String.valueOf(t.getMessage()));
-            if (m.find()) {
-                return m.group();
-            }
-        }
-        String msg = String.valueOf(ex.getMessage());
-        return msg.lines().findFirst().orElse(msg);
     }
 
     /** Trains {@code numEpochs} epochs over {@code data}, evaluating on {@code testSet} (may be null) after each. */

@@ -7,19 +7,11 @@ import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.security.SecureRandom;
 import java.time.Duration;
-import java.util.HexFormat;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -39,9 +31,6 @@ import org.d2l.multigpu.collective.RingSchedule;
  */
 public final class TcpRing implements AutoCloseable {
 
-    private static final int MAGIC = 0x44324c52; // "D2LR"
-    private static final int TOKEN_BYTES = 32;
-    private static final long HELLO_MILLIS = 5_000;
     private static final long PEER_FAILED_PAUSE_MILLIS = 500;
     /** The largest message a rank accepts (1 GiB): a longer length read means the peers are out of step. */
     private static final int MAX_MESSAGE_BYTES = 1 << 30;
@@ -84,114 +73,17 @@ public final class TcpRing implements AutoCloseable {
      * Joins the ring as {@code rank} of {@code k}: listens on {@code host} (this executor's address,
      * never the wildcard), posts "host port nonce" through {@code allGather} (which must return every
      * rank's message in rank order), derives the stage's token from all nonces, connects to the next
-     * rank and accepts the previous one. Connections without the token are closed and counted; no
-     * valid peer within {@code timeout} fails with a message saying which rank was waited for.
+     * rank and accepts the previous one ({@link RingHandshake}). Connections without the token are closed
+     * and counted; no valid peer within {@code timeout} fails with a message saying which rank was waited for.
      */
     public static TcpRing join(int rank, int k, String host, Function<String, String[]> allGather, Duration timeout)
             throws IOException {
-        long millis = timeout.toMillis();
-        if (k < 2) {
-            throw new IllegalArgumentException("A ring needs at least two ranks, got " + k + ".");
-        }
-        InetAddress address = InetAddress.getByName(host);
-        if (address.isAnyLocalAddress()) {
-            throw new IllegalArgumentException("The ring listens on this executor's own address, not the wildcard "
-                    + host + ": give the executor's host name.");
-        }
-        try (ServerSocket server = new ServerSocket()) {
-            server.bind(new InetSocketAddress(address, 0), k);
-            byte[] nonce = new byte[16];
-            new SecureRandom().nextBytes(nonce);
-            String mine = host + " " + server.getLocalPort() + " " + HexFormat.of().formatHex(nonce);
-            String[] all = allGather.apply(mine);
-            if (all.length != k) {
-                throw new IllegalStateException("The all-gather returned " + all.length + " addresses for a ring of " + k
-                        + " ranks: run one task per partition in a barrier stage.");
-            }
-            byte[] token = token(all);
-            String[] next = all[(rank + 1) % k].split(" ");
-            Socket toNext = new Socket();
-            CountingStreams counted;
-            try {
-                toNext.connect(new InetSocketAddress(next[0], Integer.parseInt(next[1])), (int) millis);
-                toNext.setTcpNoDelay(true);
-                toNext.setSoTimeout((int) millis);
-                DataOutputStream hello = new DataOutputStream(toNext.getOutputStream());
-                hello.writeInt(MAGIC);
-                hello.write(token);
-                hello.writeInt(rank);
-                hello.flush();
-            } catch (IOException ex) {
-                toNext.close();
-                throw new IOException("Rank " + rank + " could not connect to rank " + (rank + 1) % k + " at "
-                        + next[0] + ":" + next[1] + " within " + millis + " ms: " + ex.getMessage(), ex);
-            }
-            int previous = (rank + k - 1) % k;
-            int refused = 0;
-            long deadline = System.currentTimeMillis() + millis;
-            while (true) {
-                long left = deadline - System.currentTimeMillis();
-                Socket peer;
-                try {
-                    server.setSoTimeout((int) Math.max(1, left));
-                    peer = server.accept();
-                } catch (SocketTimeoutException ex) {
-                    toNext.close();
-                    throw new IOException("Rank " + rank + " waited " + millis + " ms for rank " + previous
-                            + " to connect with the stage's token and it did not (" + refused + " connection(s) "
-                            + "refused): the peer is stuck or gone; the barrier stage fails.", ex);
-                }
-                if (accepts(peer, token, previous, millis)) {
-                    peer.setSoTimeout((int) millis);
-                    counted = new CountingStreams(new BufferedOutputStream(toNext.getOutputStream(), 1 << 16),
-                            new BufferedInputStream(peer.getInputStream(), 1 << 16));
-                    counted.sent = 4 + TOKEN_BYTES + 4;
-                    counted.received = 4 + TOKEN_BYTES + 4;
-                    return new TcpRing(rank, k, millis, toNext, peer, counted, refused);
-                }
-                refused++;
-            }
-        }
-    }
-
-    /** Whether {@code peer} says hello with the magic, the token and rank {@code previous}; else it is closed. */
-    private static boolean accepts(Socket peer, byte[] token, int previous, long millis) {
-        try {
-            peer.setSoTimeout((int) Math.min(millis, HELLO_MILLIS)); // a silent stray must not hold up the peer
-            peer.setTcpNoDelay(true);
-            DataInputStream hello = new DataInputStream(peer.getInputStream());
-            byte[] theirs = new byte[TOKEN_BYTES];
-            boolean ok = hello.readInt() == MAGIC;
-            if (ok) {
-                hello.readFully(theirs);
-                ok = MessageDigest.isEqual(token, theirs) && hello.readInt() == previous;
-            }
-            if (!ok) {
-                peer.close();
-            }
-            return ok;
-        } catch (IOException ex) {
-            try {
-                peer.close();
-            } catch (IOException ignored) {
-                // closing a refused connection
-            }
-            return false;
-        }
-    }
-
-    /** SHA-256 of every rank's message: the token only the stage's tasks know. */
-    static byte[] token(String[] all) {
-        try {
-            MessageDigest sha = MessageDigest.getInstance("SHA-256");
-            for (String s : all) {
-                sha.update(s.getBytes(StandardCharsets.UTF_8));
-                sha.update((byte) '\n');
-            }
-            return sha.digest();
-        } catch (NoSuchAlgorithmException ex) {
-            throw new IllegalStateException("This JVM has no SHA-256.", ex);
-        }
+        RingHandshake.Peers peers = RingHandshake.connect(rank, k, host, allGather, timeout.toMillis());
+        CountingStreams counted = new CountingStreams(new BufferedOutputStream(peers.toNext().getOutputStream(), 1 << 16),
+                new BufferedInputStream(peers.fromPrevious().getInputStream(), 1 << 16));
+        counted.sent = RingHandshake.HELLO_BYTES;
+        counted.received = RingHandshake.HELLO_BYTES;
+        return new TcpRing(rank, k, timeout.toMillis(), peers.toNext(), peers.fromPrevious(), counted, peers.refused());
     }
 
     /**
