@@ -72,7 +72,7 @@ final class DriverState implements CheckpointPart {
     @Override
     public void save(Checkpoint out) {
         out.put("parameters.params", ParameterFile.of(net));
-        ParameterValues state = progress.optimizerState;
+        ParameterValues state = progress.optimizerState();
         try (NDManager tmp = NDManager.newBaseManager(Device.cpu())) {
             Map<String, NDArray> arrays = new LinkedHashMap<>();
             for (int i = 0; state != null && i < state.names().size(); i++) {
@@ -82,12 +82,12 @@ final class DriverState implements CheckpointPart {
         }
         if (compressed) { // by parameter names, which every JVM shares, as the in-process trainer writes it
             CompressionState c = new CompressionState();
-            progress.compression.loadInto(c);
+            progress.compression().loadInto(c);
             c.save(out, UnaryOperator.identity());
         }
-        out.putText("trainer.properties", Map.of(counter, String.valueOf(progress.count),
-                "epochs", String.valueOf(progress.history.size())));
-        out.put("history.csv", MetricsHistory.encode(progress.history));
+        out.putText("trainer.properties", Map.of(counter, String.valueOf(progress.count()),
+                "epochs", String.valueOf(progress.history().size())));
+        out.put("history.csv", MetricsHistory.encode(progress.history()));
     }
 
     @Override
@@ -111,7 +111,7 @@ final class DriverState implements CheckpointPart {
             if (compressed) {
                 CompressionState c = new CompressionState();
                 c.load(in, UnaryOperator.identity());
-                progress.compression = CompressionValues.of(c);
+                progress.compression(CompressionValues.of(c));
             }
         }
     }

@@ -95,7 +95,7 @@ public final class SparkTrainer implements AutoCloseable {
 
     /** The metrics of every epoch this trainer has finished, across runs. */
     public List<EpochMetrics> getHistory() {
-        return List.copyOf(done.history);
+        return List.copyOf(done.history());
     }
 
     /** Deals {@code batches} round robin over this trainer's partitions and caches them on the executors. */
@@ -119,15 +119,15 @@ public final class SparkTrainer implements AutoCloseable {
             throw new IllegalArgumentException("The data is spread over " + data.partitions()
                     + " partitions but this trainer uses " + partitions + ": distribute it with this trainer.");
         }
-        int round = ++done.count;
+        int round = done.count(1);
         long t0 = System.nanoTime();
         ParameterValues current = ParameterValues.of(net);
         Broadcast<ParameterValues> bc = sc.broadcast(current);
-        Broadcast<ParameterValues> bcState = done.optimizerState == null ? null : sc.broadcast(done.optimizerState);
+        Broadcast<ParameterValues> bcState = done.optimizerState() == null ? null : sc.broadcast(done.optimizerState());
         PartialSum total;
         try {
             total = data.rdd()
-                    .mapPartitions(new PartitionTrainer(bc, bcState, model, optimizer, round, done.epochs, firstStep, frequency))
+                    .mapPartitions(new PartitionTrainer(bc, bcState, model, optimizer, round, done.epochs(), firstStep, frequency))
                     .treeAggregate(PartialSum.ZERO, PartialSum::plus, PartialSum::plus, 2);
         } catch (Exception ex) {
             throw failure(round, ex);
@@ -140,7 +140,7 @@ public final class SparkTrainer implements AutoCloseable {
         if (total.replicas() > 0) {
             total.sum().dividedBy(total.replicas()).loadInto(net);
             if (total.stateSum() != null) {
-                done.optimizerState = total.stateSum().dividedBy(total.replicas());
+                done.optimizerState(total.stateSum().dividedBy(total.replicas()));
             }
         }
         long bytes = 4L * total.replicas() * (current.size() + (total.stateSum() == null ? 0 : total.stateSum().size()));
@@ -166,7 +166,7 @@ public final class SparkTrainer implements AutoCloseable {
         long bytes = 0;
         long t0 = System.nanoTime();
         int steps = data.stepsPerEpoch();
-        events.onEpochStart(done.epochs + 1, data.examples());
+        events.onEpochStart(done.epochs() + 1, data.examples());
         for (int first = 0; first < steps; first += frequency) {
             RoundResult r = trainRound(data, first);
             lossSum += r.lossSum();
@@ -174,16 +174,16 @@ public final class SparkTrainer implements AutoCloseable {
             examples += r.examples();
             syncs++;
             bytes += r.bytes();
-            events.onStep(done.epochs + 1, examples, lossSum / examples);
+            events.onStep(done.epochs() + 1, examples, lossSum / examples);
         }
         double seconds = (System.nanoTime() - t0) / 1e9;
-        done.epochs++;
+        done.epochTrained();
         double testAcc = testSet == null ? Double.NaN
                 : Accuracy.evaluateAccuracy(net, Batches.of(testSet, manager, "test"), Device.cpu());
         // steps: local steps per partition, as ParameterAveraging's rounds in process
-        EpochMetrics m = new EpochMetrics(done.epochs, lossSum / examples, correct / examples, testAcc, seconds,
+        EpochMetrics m = new EpochMetrics(done.epochs(), lossSum / examples, correct / examples, testAcc, seconds,
                 examples / seconds, syncs, bytes, 0, Double.NaN, steps, List.of(), Double.NaN);
-        done.history.add(m);
+        done.finished(m);
         return m;
     }
 

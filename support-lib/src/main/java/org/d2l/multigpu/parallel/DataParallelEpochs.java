@@ -14,7 +14,7 @@ import org.d2l.multigpu.eval.Accuracy;
 import org.d2l.multigpu.runtime.NoGrad;
 
 /** A {@link DataParallelTrainer} bound to its training and test sets: how it trains and evaluates one epoch. */
-final class TrainerEpochs implements EpochTrainer {
+final class DataParallelEpochs implements EpochTrainer {
 
     private final DataParallelTrainer t;
     private final EpochTally tally;
@@ -24,7 +24,7 @@ final class TrainerEpochs implements EpochTrainer {
     private final RandomAccessDataset testSet;
 
     /** {@code trainer}, whose epochs add up in {@code tally} and whose arrays {@code manager} holds, on these sets. */
-    TrainerEpochs(DataParallelTrainer trainer, EpochTally tally, NDManager manager, boolean prefetch,
+    DataParallelEpochs(DataParallelTrainer trainer, EpochTally tally, NDManager manager, boolean prefetch,
             RandomAccessDataset trainSet, RandomAccessDataset testSet) {
         if (trainSet == null) {
             throw new IllegalArgumentException("The trainer needs a training set (the test set may be null).");
@@ -49,16 +49,16 @@ final class TrainerEpochs implements EpochTrainer {
         events.onEpochStart(epoch, trainSet.size());
         tally.reset();
         try (NoGrad g = NoGrad.scope();
-                Minibatches batches = new Minibatches(trainSet, org.d2l.multigpu.data.DataOrder.of(trainSet, t.shuffleSeed, epoch), manager,
+                EpochBatches batches = new EpochBatches(trainSet, org.d2l.multigpu.data.DataOrder.of(trainSet, t.shuffleSeed, epoch), manager,
                         prefetch, own ? k : 1)) {
             for (List<NDList> group = nextGroup(batches, events); !group.isEmpty(); group = nextGroup(batches, events)) {
                 long t0 = System.nanoTime();
                 StepResult r = own
-                        ? t.trainRound(Minibatches.part(group, 0), Minibatches.part(group, 1))
+                        ? t.trainRound(EpochBatches.part(group, 0), EpochBatches.part(group, 1))
                         : t.trainStep(group.get(0).get(0), group.get(0).get(1));
                 tally.add(r, (System.nanoTime() - t0) / 1e9);
                 batches.release();
-                events.onStep(epoch, tally.examples, tally.lossSum / tally.examples);
+                events.onStep(epoch, tally.examples(), tally.meanLoss());
             }
             t.finishSync();
         }
@@ -73,7 +73,7 @@ final class TrainerEpochs implements EpochTrainer {
     }
 
     /** The next step's batches (none at the end of the epoch), or a stop that says where when interrupted. */
-    private List<NDList> nextGroup(Minibatches batches, EpochListener events) {
+    private List<NDList> nextGroup(EpochBatches batches, EpochListener events) {
         try {
             if (Thread.interrupted()) {
                 throw new InterruptedException();
@@ -82,7 +82,7 @@ final class TrainerEpochs implements EpochTrainer {
         } catch (InterruptedException ex) {
             t.finishSync();
             List<EpochMetrics> history = t.getHistory();
-            TrainingInterruptedException stop = new TrainingInterruptedException(history.size() + 1, tally.steps,
+            TrainingInterruptedException stop = new TrainingInterruptedException(history.size() + 1, tally.steps(),
                     history, String.format(Locale.ROOT, "getHistory() keeps the %d finished epoch(s); call "
                             + "fit(...) again to continue training from here.", history.size()));
             events.onInterrupt(stop);

@@ -165,7 +165,7 @@ public final class DataParallelTrainer implements AutoCloseable {
      */
     public ParameterBytes parameterBytes() {
         return ParameterBytes.of(precision.replicas(), precision.masters(), masters.parameters(),
-                OptimizerState.of(optimizer).bytes(), tally.lastSyncBytes);
+                OptimizerState.of(optimizer).bytes(), tally.lastSyncBytes());
     }
 
     /** A copy of replica 0's parameters and running statistics; {@link #restore} writes it into every replica. */
@@ -200,8 +200,8 @@ public final class DataParallelTrainer implements AutoCloseable {
             List<List<NDArray>> ys = new ArrayList<>();
             for (NDList micro : microBatches(x, y)) {
                 List<NDList> shards = Devices.split(micro.get(0), micro.get(1), devices);
-                xs.add(Minibatches.part(shards, 0));
-                ys.add(Minibatches.part(shards, 1));
+                xs.add(EpochBatches.part(shards, 0));
+                ys.add(EpochBatches.part(shards, 1));
             }
             phases.add(0, xs.get(0).size(), Phase.DATA, start);
             return run(xs, ys, step);
@@ -234,12 +234,12 @@ public final class DataParallelTrainer implements AutoCloseable {
      * Fails, leaving the parameters as they were before the round, when a loss is NaN or infinite.
      */
     public StepResult trainRound(List<NDArray> xs, List<NDArray> ys) {
-        Minibatches.checkRound(sync, xs, ys, devices.size());
+        EpochBatches.checkRound(sync, xs, ys, devices.size());
         try (NoGrad g = NoGrad.scope(); NDManager step = manager.newSubManager()) {
             StepPhases phases = core.beginStep();
             long start = StepPhases.now();
-            List<NDArray> x = Minibatches.onDevices(xs, devices, step);
-            List<NDArray> y = Minibatches.onDevices(ys, devices, step);
+            List<NDArray> x = EpochBatches.onDevices(xs, devices, step);
+            List<NDArray> y = EpochBatches.onDevices(ys, devices, step);
             phases.add(0, x.size(), Phase.DATA, start);
             return run(List.of(x), List.of(y), step);
         }
@@ -258,7 +258,7 @@ public final class DataParallelTrainer implements AutoCloseable {
         GlobalStep.Outcome o = core.run(xs, ys, step, steps, history.size() + 1);
         steps++;
         if (o.skipped()) {
-            tally.skipped++;
+            tally.skipped();
         } else {
             tally.synced(o.syncBytes());
         }
@@ -279,7 +279,7 @@ public final class DataParallelTrainer implements AutoCloseable {
 
     /** This trainer bound to {@code trainSet} and {@code testSet} (may be null), for {@link TrainingLoop}. */
     public EpochTrainer epochs(RandomAccessDataset trainSet, RandomAccessDataset testSet) {
-        return new TrainerEpochs(this, tally, manager, prefetch, trainSet, testSet);
+        return new DataParallelEpochs(this, tally, manager, prefetch, trainSet, testSet);
     }
 
     /**

@@ -20,7 +20,7 @@ import org.d2l.multigpu.data.Batches;
  * arrays of a step are held by a manager of ours until {@link #release()}: DJL's iterator frees its
  * own batches as soon as it reports that no batch is left, before a last partial round has run.
  */
-final class Minibatches implements AutoCloseable {
+final class EpochBatches implements AutoCloseable {
 
     private final NDManager parent;
     private final int perStep;
@@ -29,7 +29,7 @@ final class Minibatches implements AutoCloseable {
     private NDManager held;
 
     /** The batches of {@code trainSet} drawn by {@code order} (null: the data set's own sampler). */
-    Minibatches(RandomAccessDataset trainSet, Sampler order, NDManager manager, boolean prefetch, int perStep) {
+    EpochBatches(RandomAccessDataset trainSet, Sampler order, NDManager manager, boolean prefetch, int perStep) {
         this.parent = manager;
         this.perStep = perStep;
         this.held = manager.newSubManager();

@@ -6,17 +6,17 @@ import org.d2l.multigpu.eval.Timer;
 /** The sums one epoch of training adds up as it goes, turned into its {@link EpochMetrics} at the end. */
 final class EpochTally {
 
-    double lossSum;
-    double correct;
-    long examples;
-    long steps;
-    long syncs;
-    long syncBytes;
-    long skipped;
+    private double lossSum;
+    private double correct;
+    private long examples;
+    private long steps;
+    private long syncs;
+    private long syncBytes;
+    private long skipped;
     /** The time of every step of the epoch. */
-    Timer stepTimes = new Timer();
+    private Timer stepTimes = new Timer();
     /** The bytes of the last synchronisation, kept across epochs. */
-    long lastSyncBytes;
+    private long lastSyncBytes;
 
     /** Starts a new epoch from zero. */
     void reset() {
@@ -37,6 +37,31 @@ final class EpochTally {
         examples += r.examples();
         stepTimes.record(secs);
         steps++;
+    }
+
+    /** Counts a step that float16 skipped (a gradient overflowed). */
+    void skipped() {
+        skipped++;
+    }
+
+    /** The steps (or rounds) of the epoch so far. */
+    long steps() {
+        return steps;
+    }
+
+    /** The mean training loss of the epoch so far. */
+    double meanLoss() {
+        return lossSum / examples;
+    }
+
+    /** The examples of the epoch so far. */
+    long examples() {
+        return examples;
+    }
+
+    /** The bytes of the last synchronisation, kept across epochs. */
+    long lastSyncBytes() {
+        return lastSyncBytes;
     }
 
     /** Counts a synchronisation that moved {@code bytes} (none when 0). */
