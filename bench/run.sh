@@ -38,7 +38,10 @@
 # with float16, 1-bit, threshold encoding and PowerSGD (rank 2), error feedback on, LeNet and ResNet-18 of width 16;
 # ms per step, the time compression adds, bytes per step and the link speed at which it breaks even (not part of "all";
 # BENCH_RESULTS=bench/RESULTS-compression.md bench/run.sh compression keeps bench/RESULTS.md).
-# Usage: bench/run.sh [lenet|resnet18|averaging|precision|spark|gpu|peer|widths|collectives|checkpoint|isa|largebatch|compression|all]   (extra options through BENCH_ARGS, e.g. "--rounds 5")
+# "profile": where one step's time goes, the trainer with 1 replica beside DJL's Trainer in one JVM, taking turns step by
+# step: each phase's milliseconds (the trainer's own record, clock readings around DJL's forward, backward and step),
+# the classic LeNet and LeNet (not part of "all"; about 1 minute).
+# Usage: bench/run.sh [lenet|resnet18|averaging|precision|spark|gpu|peer|widths|profile|collectives|checkpoint|isa|largebatch|compression|all]   (extra options through BENCH_ARGS, e.g. "--rounds 5")
 # Writes the tables to $BENCH_RESULTS (default bench/RESULTS.md) as well as to the terminal.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -112,6 +115,9 @@ out=$(mktemp)
     compression)
       run_compression() { java --enable-native-access=ALL-UNNAMED -cp "$cp" org.d2l.multigpu.bench.CompressionBench "$@" ${BENCH_ARGS:-}; }
       run_compression --model lenet --rounds 5; echo; run_compression --model resnet18-w16 --steps 4 --rounds 2 ;;
+    profile)
+      run_profile() { java --enable-native-access=ALL-UNNAMED -cp "$cp" org.d2l.multigpu.bench.StepProfile "$@" ${BENCH_ARGS:-}; }
+      run_profile lenet-sigmoid 300; echo; run_profile lenet 200 ;;
     largebatch) run --suite largebatch --model resnet18-w16 --batch 256 --steps 5 --warmup 1 --rounds 3 --limit 1536 ;;
     isa) run --suite isa --model lenet; echo; run --suite isa --model resnet18-w16 --batch 256 --steps 5 --warmup 1 --rounds 2 --limit 1536 ;;
     checkpoint)
@@ -120,7 +126,7 @@ out=$(mktemp)
     gpu) run --suite gpu --model lenet --data random; echo; run --suite gpu --model resnet18 --batch 256 --data random ;;
     all) run --model lenet; echo; run --model resnet18; echo; run --suite averaging --model dl4j --batch 256 --steps 40 --warmup 5
       echo; run --suite precision --model lenet; echo; run --suite precision --model resnet18 ;;
-    *) echo "unknown benchmark '$which': use lenet, resnet18, averaging, precision, spark, gpu, peer, widths, collectives, checkpoint, isa, largebatch, compression or all" >&2; exit 2 ;;
+    *) echo "unknown benchmark '$which': use lenet, resnet18, averaging, precision, spark, gpu, peer, widths, profile, collectives, checkpoint, isa, largebatch, compression or all" >&2; exit 2 ;;
   esac
 } | tee "$out"
 results=${BENCH_RESULTS:-bench/RESULTS.md}

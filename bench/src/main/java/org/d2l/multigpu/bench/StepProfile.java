@@ -1,0 +1,134 @@
+package org.d2l.multigpu.bench;
+
+import ai.djl.Device;
+import ai.djl.Model;
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDList;
+import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.types.DataType;
+import ai.djl.ndarray.types.Shape;
+import ai.djl.nn.Block;
+import ai.djl.training.DefaultTrainingConfig;
+import ai.djl.training.GradientCollector;
+import ai.djl.training.Trainer;
+import ai.djl.training.loss.Loss;
+import ai.djl.training.optimizer.Optimizer;
+import ai.djl.training.tracker.Tracker;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import org.d2l.multigpu.devices.Devices;
+import org.d2l.multigpu.models.LeNet;
+import org.d2l.multigpu.parallel.DataParallelTrainer;
+import org.d2l.multigpu.runtime.Djl;
+import org.d2l.multigpu.step.Phase;
+import org.d2l.multigpu.step.StepPhases;
+
+/**
+ * Where one step's time goes, the trainer with 1 replica beside DJL's Trainer in one JVM (suite {@code profile}):
+ * the two take turns step by step on the same batches of 256 random images, after 20 warm-up steps each; the
+ * trainer's phases come from its own record ({@code recentSteps}), DJL's from clock readings around the forward
+ * pass and loss, the backward pass and {@code Trainer.step} (EasyTrain.trainBatch's work, without its batch split);
+ * what the trainer spends outside its phases (reading the loss and accuracy, the step's manager) is the rest.
+ */
+public final class StepProfile {
+
+    private StepProfile() {}
+
+    /** Arguments: the model (lenet or lenet-sigmoid) and the number of steps each side takes. */
+    public static void main(String[] args) {
+        Djl.setup();
+        String model = args.length > 0 ? args[0] : "lenet-sigmoid";
+        int steps = args.length > 1 ? Integer.parseInt(args[1]) : 300;
+        try (NDManager manager = NDManager.newBaseManager()) {
+            manager.getEngine().setRandomSeed(42);
+            List<NDList> batches = new ArrayList<>();
+            for (int i = 0; i < 8; i++) {
+                batches.add(new NDList(manager.randomUniform(0, 1, new Shape(256, 1, 28, 28)),
+                        manager.randomInteger(0, 10, new Shape(256), DataType.INT32).toType(DataType.FLOAT32, false)));
+            }
+            Shape input = new Shape(1, 1, 28, 28);
+            try (Model m = Model.newInstance("djl", Device.cpu());
+                    DataParallelTrainer ours = DataParallelTrainer.builder(block(model)).setDevices(Devices.virtual(1))
+                            .optInputShape(input).optLearningRate(0.1f).optProgress(false).build()) {
+                m.setBlock(block(model));
+                try (Trainer djl = m.newTrainer(new DefaultTrainingConfig(Loss.softmaxCrossEntropyLoss())
+                        .optOptimizer(Optimizer.sgd().setLearningRateTracker(Tracker.fixed(0.1f)).build())
+                        .optDevices(new Device[] {Device.cpu()}))) {
+                    djl.initialize(input);
+                    double[] djlPhases = new double[3];
+                    double[] ourPhases = new double[Phase.values().length];
+                    double[] totals = new double[2];
+                    for (int s = -20; s < steps; s++) {
+                        NDList b = batches.get(Math.floorMod(s, batches.size()));
+                        boolean count = s >= 0;
+                        double[] d = djlStep(djl, manager, b);
+                        long t0 = System.nanoTime();
+                        ours.trainStep(b.get(0), b.get(1));
+                        double oursMs = (System.nanoTime() - t0) / 1e6;
+                        if (count) {
+                            for (int i = 0; i < 3; i++) {
+                                djlPhases[i] += d[i];
+                                totals[0] += d[i];
+                            }
+                            StepPhases p = ours.recentSteps().get(ours.recentSteps().size() - 1);
+                            for (Phase ph : Phase.values()) {
+                                ourPhases[ph.ordinal()] += p.millis(0, ph);
+                            }
+                            totals[1] += oursMs;
+                        }
+                    }
+                    print(model, steps, djlPhases, ourPhases, totals);
+                }
+            }
+        }
+    }
+
+    private static Block block(String model) {
+        return switch (model) {
+            case "lenet" -> LeNet.block();
+            case "lenet-sigmoid" -> ClassicLeNet.block();
+            default -> throw new IllegalArgumentException("profile takes lenet or lenet-sigmoid, got " + model + ".");
+        };
+    }
+
+    /** One DJL step on copies of {@code b}: milliseconds of forward and loss, backward, and Trainer.step. */
+    private static double[] djlStep(Trainer trainer, NDManager manager, NDList b) {
+        try (NDManager sub = manager.newSubManager()) {
+            NDArray x = b.get(0).duplicate();
+            NDArray y = b.get(1).duplicate();
+            sub.attachAll(x, y);
+            long t0 = System.nanoTime();
+            long t1;
+            long t2;
+            try (GradientCollector gc = trainer.newGradientCollector()) {
+                NDList preds = trainer.forward(new NDList(x));
+                NDArray l = trainer.getLoss().evaluate(new NDList(y), preds);
+                t1 = System.nanoTime();
+                gc.backward(l);
+                t2 = System.nanoTime();
+            }
+            trainer.step();
+            long t3 = System.nanoTime();
+            return new double[] {(t1 - t0) / 1e6, (t2 - t1) / 1e6, (t3 - t2) / 1e6};
+        }
+    }
+
+    private static void print(String model, int steps, double[] djl, double[] ours, double[] totals) {
+        double oursInPhases = Arrays.stream(ours).sum();
+        System.out.printf(Locale.ROOT, "### Where a step's time goes: %s, batch 256, 1 replica, %d steps each, taking turns "
+                + "(ms per step, means)%n%n", model, steps);
+        System.out.println("| | data | forward (and loss) | backward | sync | update (and zeroing) | rest | step |");
+        System.out.println("|---|---|---|---|---|---|---|---|");
+        System.out.printf(Locale.ROOT, "| DJL Trainer + the work of EasyTrain.trainBatch | - | %.2f | %.2f | - | %.2f | - | %.2f |%n",
+                djl[0] / steps, djl[1] / steps, djl[2] / steps, totals[0] / steps);
+        System.out.printf(Locale.ROOT, "| DataParallelTrainer.trainStep | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |%n",
+                ours[0] / steps, ours[1] / steps, ours[2] / steps, ours[3] / steps, ours[4] / steps,
+                (totals[1] - oursInPhases) / steps, totals[1] / steps);
+        System.out.println();
+        System.out.println("DJL's update column is Trainer.step (the optimizer and the gradients' zeroing); the trainer's "
+                + "rest is its time outside the recorded phases (reading each step's loss and accuracy, the step's arrays "
+                + "freed, the rollback copy of running statistics).");
+    }
+}
