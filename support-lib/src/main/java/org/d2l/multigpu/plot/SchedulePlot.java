@@ -82,7 +82,7 @@ public record SchedulePlot(List<Box> boxes, List<String> rows, String title, Str
         }
         int k = steps.stream().mapToInt(StepPhases::replicas).max().getAsInt();
         List<String> rows = IntStream.range(0, k).mapToObj(r -> "replica " + r).toList();
-        return of(boxes, rows, title, "ms from the first step's start");
+        return of(boxes, rows, title, "ms from the start of the first step drawn");
     }
 
     /** The same plot at another size. */
