@@ -45,6 +45,8 @@ public final class DataParallelTrainer implements AutoCloseable {
     final Optimizer optimizer;
     private final ReplicaSync sync;
     final Collective collective;
+    /** The compressor over the collective, whose state checkpoints carry; null without optCompression. */
+    final Compression compression;
     private final boolean progress;
     private final boolean prefetch;
     final NDManager manager;
@@ -88,7 +90,8 @@ public final class DataParallelTrainer implements AutoCloseable {
         }
         List<Parameter> params = Replicas.parametersOn(net, home);
         precision = PrecisionPolicy.create(s.dataType, s.masterWeights, s.lossScaler, net, devices, params, manager);
-        collective = s.compressor == null ? s.collective : Compression.of(s.compressor, s.collective);
+        compression = s.compressor == null ? null : Compression.of(s.compressor, s.collective);
+        collective = compression == null ? s.collective : compression;
         masters = new Replicas(precision.masters(), params, collective);
         accumulate = s.accumulate;
         core = new GlobalStep(net, loss, devices, sync, optimizer, masters, precision, s.concurrent, s.syncBatchNorm);

@@ -13,7 +13,6 @@ import java.util.Map;
 import org.d2l.multigpu.checkpoint.Checkpoint;
 import org.d2l.multigpu.checkpoint.CheckpointPart;
 import org.d2l.multigpu.checkpoint.ParameterFile;
-import org.d2l.multigpu.compression.Compression;
 import org.d2l.multigpu.devices.ReplicaStore;
 import org.d2l.multigpu.precision.LossScale;
 import org.d2l.multigpu.runtime.NoGrad;
@@ -61,8 +60,8 @@ final class TrainerState implements CheckpointPart {
         if (t.syncBatchNorm()) {
             id.put("BatchNorm statistics", "synchronised over the replicas");
         }
-        if (t.collective instanceof Compression c) {
-            id.put("compression", c.compressor().describe());
+        if (t.compression != null) {
+            id.put("compression", t.compression.compressor().describe());
         }
         id.putAll(new java.util.TreeMap<>(data));
         for (Pair<String, Parameter> p : t.getNet().getParameters()) {
@@ -91,8 +90,8 @@ final class TrainerState implements CheckpointPart {
         }
         props.putAll(OptimizerCounts.of(t.optimizer, k -> rename(k, nameOfId)));
         out.putText("trainer.properties", props);
-        if (t.collective instanceof Compression c) {
-            c.state().save(out, id -> rename(id, nameOfId)); // by parameter names
+        if (t.compression != null) {
+            t.compression.state().save(out, id -> rename(id, nameOfId)); // by parameter names
         }
         out.put("history.csv", MetricsHistory.encode(t.getHistory()));
     }
@@ -120,8 +119,8 @@ final class TrainerState implements CheckpointPart {
             });
         }
         OptimizerCounts.load(t.optimizer, props, k -> rename(k, idOfName));
-        if (t.collective instanceof Compression c) {
-            c.state().load(in, name -> rename(name, idOfName));
+        if (t.compression != null) {
+            t.compression.state().load(in, name -> rename(name, idOfName));
         }
         LossScale scale = t.getLossScale();
         if (scale != null) {
