@@ -6,6 +6,7 @@ import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.index.NDIndex;
 import ai.djl.ndarray.types.DataType;
 import java.util.function.Function;
+import org.d2l.multigpu.runtime.Autograd;
 
 /**
  * Brings an array to a device, uses it there and releases what the move made, in one place: the
@@ -75,8 +76,7 @@ public final class OnDevice {
      * call ({@code grad.zero_()}, NaN and infinity included), else through {@link #zero}.
      */
     public static void zeroGradient(NDArray weight) {
-        if (weight instanceof ai.djl.pytorch.engine.PtNDArray pt) {
-            ai.djl.pytorch.jni.JniUtils.zeroGrad(pt);
+        if (Autograd.zeroGradient(weight)) {
             return;
         }
         try (NDArray g = weight.getGradient()) {

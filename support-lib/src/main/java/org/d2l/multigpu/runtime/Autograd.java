@@ -63,6 +63,18 @@ public final class Autograd implements AutoCloseable {
         }
     }
 
+    /**
+     * Sets the gradient of {@code weight} to zero in place with one native call ({@code grad.zero_()}, NaN and
+     * infinity included) and returns true, or returns false and does nothing when {@code weight} is not PyTorch's.
+     */
+    public static boolean zeroGradient(NDArray weight) {
+        if (weight instanceof PtNDArray pt) {
+            JniUtils.zeroGrad(pt);
+            return true;
+        }
+        return false;
+    }
+
     private static void requirePyTorch() {
         String engine = Djl.engine().getEngineName();
         if (!"PyTorch".equals(engine)) {

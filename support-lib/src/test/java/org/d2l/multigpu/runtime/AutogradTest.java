@@ -91,6 +91,22 @@ class AutogradTest {
         assertArrayEquals(new float[] {4, 8}, leaf.getGradient().toFloatArray());
     }
 
+    /** A gradient that overflowed to NaN and infinity is zero afterwards, as the next step needs it. */
+    @Test
+    void zeroGradientClearsEvenNanAndInfinity() {
+        NDArray leaf = manager.create(new float[] {0, 1, 2});
+        leaf.setRequiresGradient(true);
+        NDArray y;
+        try (Autograd r = Autograd.record()) {
+            y = leaf.log().mul(leaf.log()).sum(); // d/dx log(x)^2 = 2 log(x) / x: NaN at 0 (-inf/0), 0 at 1, finite at 2
+        }
+        Autograd.backward(y);
+        float[] before = leaf.getGradient().toFloatArray();
+        assertTrue(!Float.isFinite(before[0]), "the set-up should give a non-finite gradient, got " + before[0]);
+        assertTrue(Autograd.zeroGradient(leaf));
+        assertArrayEquals(new float[] {0, 0, 0}, leaf.getGradient().toFloatArray());
+    }
+
     @Test
     void recordingEndsWithTheScope() {
         try (NoGrad off = NoGrad.scope()) {
