@@ -38,16 +38,6 @@ public interface Collective {
      */
     Traffic allGatherMessages(List<byte[]> messages, long elements);
 
-    /** Whether {@link #reduce} and {@link #allreduce} send an approximation of the values (a compressor). */
-    default boolean lossy() {
-        return false;
-    }
-
-    /** The collective that moves arrays as they are: this one, or the one a compressor wraps. */
-    default Collective plain() {
-        return this;
-    }
-
     /** One line saying how this collective moves arrays, for logs and notebooks. */
     String describe();
 

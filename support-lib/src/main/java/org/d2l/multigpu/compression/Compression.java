@@ -51,14 +51,9 @@ public final class Compression implements Collective {
         throw new IllegalArgumentException("A compressed allreduce needs this process's array; every entry is null.");
     }
 
-    @Override
+    /** The collective under the compressor, which moves arrays as they are (running statistics, parameters). */
     public Collective plain() {
         return wire;
-    }
-
-    @Override
-    public boolean lossy() {
-        return true;
     }
 
     @Override

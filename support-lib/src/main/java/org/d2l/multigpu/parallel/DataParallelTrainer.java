@@ -13,7 +13,6 @@ import ai.djl.training.optimizer.Optimizer;
 import java.util.ArrayList;
 import java.util.List;
 import org.d2l.multigpu.checkpoint.Checkpoints;
-import org.d2l.multigpu.collective.Collective;
 import org.d2l.multigpu.compression.Compression;
 import org.d2l.multigpu.devices.Devices;
 import org.d2l.multigpu.devices.ReplicaStore;
@@ -44,7 +43,6 @@ public final class DataParallelTrainer implements AutoCloseable {
     /** Read and written by {@link TrainerState} for checkpoints, as are masters, precision, history, steps, shuffleSeed. */
     final Optimizer optimizer;
     private final ReplicaSync sync;
-    final Collective collective;
     /** The compressor over the collective, whose state checkpoints carry; null without optCompression. */
     final Compression compression;
     private final boolean progress;
@@ -91,8 +89,7 @@ public final class DataParallelTrainer implements AutoCloseable {
         List<Parameter> params = Replicas.parametersOn(net, home);
         precision = PrecisionPolicy.create(s.dataType, s.masterWeights, s.lossScaler, net, devices, params, manager);
         compression = s.compressor == null ? null : Compression.of(s.compressor, s.collective);
-        collective = compression == null ? s.collective : compression;
-        masters = new Replicas(precision.masters(), params, collective);
+        masters = new Replicas(precision.masters(), params, s.collective, compression);
         accumulate = s.accumulate;
         core = new GlobalStep(net, loss, devices, sync, optimizer, masters, precision, s.concurrent, s.syncBatchNorm);
     }

@@ -9,6 +9,7 @@ import java.util.stream.IntStream;
 import org.d2l.multigpu.collective.Collective;
 import org.d2l.multigpu.collective.Partition;
 import org.d2l.multigpu.collective.Traffic;
+import org.d2l.multigpu.compression.Compression;
 import org.d2l.multigpu.devices.OnDevice;
 import org.d2l.multigpu.step.Phase;
 import org.d2l.multigpu.step.StepPhases;
@@ -105,7 +106,8 @@ public final class GradientAveraging implements ReplicaSync {
         StepPhases phases = replicas.phases();
         int k = replicas.size();
         int[] owner = owners(replicas);
-        boolean everywhere = c.lossy();
+        Compression hook = replicas.compression();
+        boolean everywhere = hook != null;
         int[] from = IntStream.range(0, active).toArray();
         long bytes = 0;
         // getGradient() returns a new handle on the gradient each call: close each one used.
@@ -122,7 +124,7 @@ public final class GradientAveraging implements ReplicaSync {
                 for (int i = 0; i < k; i++) {
                     g.add(everywhere || i < active || i == owner[j] ? replicas.get(i).get(p.getId()).getGradient() : null);
                 }
-                Traffic t = everywhere ? (k > 1 ? c.allreduce(p.getId(), g) : null)
+                Traffic t = everywhere ? (k > 1 ? hook.allreduce(p.getId(), g) : null)
                         : c.reduce(p.getId(), g, from, g.get(owner[j]), owner[j]);
                 bytes += t == null ? 0 : t.totalSentBytes();
             }
@@ -148,7 +150,7 @@ public final class GradientAveraging implements ReplicaSync {
                 Parameter p = params.get(j);
                 Traffic t = null;
                 if (!p.requiresGradient()) {
-                    t = k > 1 ? averageStatistics(replicas, c.plain(), p.getId(), active) : null;
+                    t = k > 1 ? averageStatistics(replicas, c, p.getId(), active) : null;
                 } else if (!everywhere) {
                     List<NDArray> weights = new ArrayList<>(k);
                     for (int i = 0; i < k; i++) {
@@ -187,7 +189,7 @@ public final class GradientAveraging implements ReplicaSync {
         OptimizerState state = OptimizerState.of(optimizer);
         List<Parameter> params = replicas.parameters();
         int[] owner = owners(replicas);
-        boolean everywhere = replicas.collective().lossy();
+        boolean everywhere = replicas.compression() != null;
         long[] bytes = new long[replicas.size()];
         for (int j = 0; j < params.size(); j++) {
             if (!params.get(j).requiresGradient()) {

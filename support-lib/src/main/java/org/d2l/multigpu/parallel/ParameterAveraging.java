@@ -129,7 +129,7 @@ public final class ParameterAveraging implements ReplicaSync {
         if (from.isEmpty()) {
             from.add(0);
         }
-        Collective c = replicas.collective().plain();
+        Collective c = replicas.collective();
         long start = StepPhases.now();
         long bytes = 0;
         Device home = replicas.get(0).device();

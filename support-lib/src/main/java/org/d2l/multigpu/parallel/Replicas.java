@@ -12,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.d2l.multigpu.collective.Collective;
+import org.d2l.multigpu.compression.Compression;
 import org.d2l.multigpu.devices.OnDevice;
 import org.d2l.multigpu.devices.ReplicaStore;
 import org.d2l.multigpu.step.StepPhases;
@@ -27,14 +28,16 @@ public final class Replicas {
     private final List<ReplicaStore> stores;
     private final List<Parameter> params;
     private final Collective collective;
+    private final Compression compression;
     private final BitSet stepped = new BitSet();
     private int rounds;
     private StepPhases phases;
 
-    Replicas(List<ReplicaStore> stores, List<Parameter> params, Collective collective) {
+    Replicas(List<ReplicaStore> stores, List<Parameter> params, Collective collective, Compression compression) {
         this.stores = List.copyOf(stores);
         this.params = List.copyOf(params);
         this.collective = collective;
+        this.compression = compression;
     }
 
     /**
@@ -57,9 +60,17 @@ public final class Replicas {
         return params;
     }
 
-    /** The collective through which the rule moves arrays between the replicas (and what it keeps, if it compresses). */
+    /** The collective through which the rule moves arrays between the replicas as they are. */
     public Collective collective() {
         return collective;
+    }
+
+    /**
+     * The hook through which gradients leave the replicas compressed (as DDP's communication hook), over
+     * {@link #collective()}, with its own state; null when gradients go through the collective as they are.
+     */
+    public Compression compression() {
+        return compression;
     }
 
     /** Where the rule records when it synchronised and updated in the current step (phases SYNC and UPDATE). */
