@@ -94,9 +94,10 @@ public final class GradientAveraging implements ReplicaSync {
      * Through the replicas' {@link Collective}, in three phases: each trained parameter's gradients of the first
      * {@code active} replicas (the others hold none: a last batch smaller than k gives only some replicas a shard,
      * weighted by its share) are reduced on the parameter's owner; each owner's optimizer updates its parameters
-     * once (every replica then sets its gradients to zero); the owners broadcast them, and running statistics are averaged over the active replicas. With a
-     * compressing collective, each gradient is allreduced instead (every replica, compressed) and every replica
-     * takes the same update itself, as DDP does: parameters never travel. Records the phases (SYNC, UPDATE) in
+     * once (every replica then sets its gradients to zero); the owners broadcast them, and running statistics
+     * are averaged over the active replicas. With a compression hook ({@link Replicas#compression()}), each
+     * gradient is allreduced through it instead (every replica, compressed) and every replica takes the same
+     * update itself, as DDP does: parameters never travel. Records the phases (SYNC, UPDATE) in
      * {@link Replicas#phases()}; returns the bytes the collective moved.
      */
     @Override
