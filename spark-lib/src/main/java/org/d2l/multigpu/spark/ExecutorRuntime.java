@@ -6,13 +6,13 @@ import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.DataType;
 import ai.djl.nn.Block;
 import ai.djl.nn.Parameter;
-import ai.djl.pytorch.jni.JniUtils;
 import ai.djl.util.Pair;
 import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import org.d2l.multigpu.runtime.Djl;
+import org.d2l.multigpu.runtime.IntraOpThreads;
 
 /**
  * What each executor JVM sets up once and keeps between tasks: the DJL engine (started once, with
@@ -61,18 +61,18 @@ public final class ExecutorRuntime {
         }
         synchronized (ExecutorRuntime.class) {
             if (defaultThreads < 0) {
-                defaultThreads = JniUtils.getNumThreads();
+                defaultThreads = IntraOpThreads.current();
             }
         }
-        if (JniUtils.getNumThreads() != taskCpus) {
-            JniUtils.setNumThreads(taskCpus);
+        if (IntraOpThreads.current() != taskCpus) {
+            IntraOpThreads.setTo(taskCpus);
         }
     }
 
     /** Puts PyTorch's thread count back to what it was before the first {@link #capThreads}. */
     public static void restoreThreads() {
-        if (defaultThreads > 0 && JniUtils.getNumThreads() != defaultThreads) {
-            JniUtils.setNumThreads(defaultThreads);
+        if (defaultThreads > 0 && IntraOpThreads.current() != defaultThreads) {
+            IntraOpThreads.setTo(defaultThreads);
         }
     }
 

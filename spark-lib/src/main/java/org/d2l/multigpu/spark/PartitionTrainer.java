@@ -6,7 +6,6 @@ import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.Shape;
 import ai.djl.nn.Block;
 import ai.djl.nn.Parameter;
-import ai.djl.pytorch.jni.JniUtils;
 import ai.djl.training.ParameterStore;
 import ai.djl.training.loss.Loss;
 import ai.djl.training.optimizer.Optimizer;
@@ -23,6 +22,7 @@ import org.d2l.multigpu.devices.OnDevice;
 import org.d2l.multigpu.parallel.NonFiniteLoss;
 import org.d2l.multigpu.parallel.OptimizerState;
 import org.d2l.multigpu.parallel.ParameterAveraging;
+import org.d2l.multigpu.runtime.NoGrad;
 import org.d2l.multigpu.step.ShardPass;
 
 /**
@@ -93,9 +93,7 @@ public final class PartitionTrainer implements FlatMapFunction<Iterator<Shard>, 
 
     private PartialSum train(Shard shard, int end) {
         Block net = ExecutorRuntime.borrow(model);
-        boolean gradMode = JniUtils.isGradMode();
-        JniUtils.setGradMode(false); // loading and updating parameters must not be recorded
-        try {
+        try (NoGrad g = NoGrad.scope()) { // loading and updating parameters must not be recorded
             zeroGradients(net);
             params.value().loadInto(net);
             Optimizer opt = optimizer.newOptimizer();
@@ -142,7 +140,6 @@ public final class PartitionTrainer implements FlatMapFunction<Iterator<Shard>, 
             ParameterValues trainedState = takeState(state, net);
             return new PartialSum(trained, trainedState, 1, end - firstStep, lossSum, correct, examples, trainNanos);
         } finally {
-            JniUtils.setGradMode(gradMode);
             ExecutorRuntime.release(model, net);
         }
     }

@@ -13,11 +13,11 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.lang.reflect.Field;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.d2l.multigpu.runtime.DjlFields;
 
 /**
  * A block's parameters in DJL's own parameter file format ({@link Block#saveParameters}, read back by
@@ -95,13 +95,7 @@ public final class ParameterFile {
     }
 
     private static void putBack(Parameter p, NDArray array) {
-        try {
-            Field f = Parameter.class.getDeclaredField("array");
-            f.setAccessible(true);
-            f.set(p, array);
-        } catch (ReflectiveOperationException | RuntimeException ex) {
-            throw new IllegalStateException("Cannot put parameter " + p.getName() + "'s array back after reading "
-                    + "a parameter file (DJL 0.35's Parameter.array): this needs DJL 0.35.", ex);
-        }
+        DjlFields.set(Parameter.class, "array", p, array, "putting parameter " + p.getName()
+                + "'s array back after reading a parameter file");
     }
 }

@@ -4,10 +4,10 @@ import ai.djl.training.dataset.BatchSampler;
 import ai.djl.training.dataset.RandomAccessDataset;
 import ai.djl.training.dataset.RandomSampler;
 import ai.djl.training.dataset.Sampler;
-import java.lang.reflect.Field;
 import java.util.Iterator;
 import java.util.SplittableRandom;
 import java.util.stream.LongStream;
+import org.d2l.multigpu.runtime.DjlFields;
 
 /**
  * The order of an epoch's examples as a function of a seed and the epoch's number: DJL's
@@ -60,13 +60,6 @@ public final class DataOrder implements Sampler.SubSampler {
     }
 
     private static Object field(Class<?> owner, String name, Object of) {
-        try {
-            Field f = owner.getDeclaredField(name);
-            f.setAccessible(true);
-            return f.get(of);
-        } catch (ReflectiveOperationException | RuntimeException ex) {
-            throw new IllegalStateException("Cannot read how the data set samples (DJL's " + owner.getSimpleName()
-                    + "." + name + "): the trainer's data order needs DJL 0.35.", ex);
-        }
+        return DjlFields.get(owner, name, of, "the trainer's data order (how the data set samples)");
     }
 }

@@ -13,9 +13,9 @@ import ai.djl.nn.Parameter;
 import ai.djl.nn.norm.BatchNorm;
 import ai.djl.training.ParameterStore;
 import ai.djl.util.PairList;
-import java.lang.reflect.Field;
 import java.util.List;
 import org.d2l.multigpu.collective.BatchNormGroup;
+import org.d2l.multigpu.runtime.DjlFields;
 import org.d2l.multigpu.runtime.NoGrad;
 import org.d2l.multigpu.runtime.Scalars;
 
@@ -210,26 +210,11 @@ public final class SyncBatchNorm extends AbstractBlock {
         beforeInitialize(shapes);
     }
 
-    @SuppressWarnings("unchecked")
     private <T> T field(String name) {
-        try {
-            Field f = BatchNorm.class.getDeclaredField(name);
-            f.setAccessible(true);
-            return (T) f.get(batchNorm);
-        } catch (ReflectiveOperationException | RuntimeException e) {
-            throw new IllegalStateException("DJL's BatchNorm has no field " + name + " (this jar is built for DJL 0.35.1): "
-                    + e, e);
-        }
+        return DjlFields.get(BatchNorm.class, name, batchNorm, "synchronised BatchNorm (the layer's settings)");
     }
 
     private static BlockList children(AbstractBlock block) {
-        try {
-            Field f = AbstractBlock.class.getDeclaredField("children");
-            f.setAccessible(true);
-            return (BlockList) f.get(block);
-        } catch (ReflectiveOperationException | RuntimeException e) {
-            throw new IllegalStateException("DJL's AbstractBlock has no field children (this jar is built for DJL "
-                    + "0.35.1): " + e, e);
-        }
+        return DjlFields.get(AbstractBlock.class, "children", block, "swapping BatchNorm for SyncBatchNorm");
     }
 }

@@ -1,10 +1,10 @@
 package org.d2l.multigpu.parallel;
 
 import ai.djl.training.optimizer.Optimizer;
-import java.lang.reflect.Field;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.UnaryOperator;
+import org.d2l.multigpu.runtime.DjlFields;
 
 /**
  * How many updates a DJL optimizer has counted (Adam's bias correction and learning-rate schedules read
@@ -12,6 +12,8 @@ import java.util.function.UnaryOperator;
  * read and set by reflection as DJL has no API for them, as {@code key=value} text for checkpoints.
  */
 final class OptimizerCounts {
+
+    private static final String NEEDED_FOR = "a checkpoint of the optimizer's update counts";
 
     private OptimizerCounts() {}
 
@@ -41,29 +43,10 @@ final class OptimizerCounts {
     }
 
     private static Object get(Optimizer optimizer, String name) {
-        try {
-            return field(name).get(optimizer);
-        } catch (ReflectiveOperationException ex) {
-            throw missing(name, ex);
-        }
+        return DjlFields.get(Optimizer.class, name, optimizer, NEEDED_FOR);
     }
 
     private static void set(Optimizer optimizer, String name, Object value) {
-        try {
-            field(name).set(optimizer, value);
-        } catch (ReflectiveOperationException ex) {
-            throw missing(name, ex);
-        }
-    }
-
-    private static Field field(String name) throws NoSuchFieldException {
-        Field f = Optimizer.class.getDeclaredField(name);
-        f.setAccessible(true);
-        return f;
-    }
-
-    private static IllegalStateException missing(String name, Exception ex) {
-        return new IllegalStateException("Cannot read or set the update count of the optimizer (DJL's Optimizer."
-                + name + "): checkpoints of the optimizer need DJL 0.35's optimizers.", ex);
+        DjlFields.set(Optimizer.class, name, optimizer, value, NEEDED_FOR);
     }
 }

@@ -4,8 +4,6 @@ import ai.djl.Device;
 import ai.djl.ndarray.NDArray;
 import ai.djl.training.optimizer.Optimizer;
 import ai.djl.training.optimizer.Sgd;
-import java.lang.reflect.Field;
-import java.lang.reflect.Modifier;
 import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.Type;
 import java.util.ArrayList;
@@ -14,6 +12,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.d2l.multigpu.devices.OnDevice;
 import org.d2l.multigpu.precision.ParameterBytes;
+import org.d2l.multigpu.runtime.DjlFields;
 
 /**
  * The per-parameter state of a DJL optimizer (SGD's momentum, NAG's, Adam's two moments): DJL has
@@ -35,22 +34,9 @@ public final class OptimizerState {
     @SuppressWarnings("unchecked")
     public static OptimizerState of(Optimizer optimizer) {
         List<Map<String, Map<Device, NDArray>>> maps = new ArrayList<>();
-        for (Class<?> c = optimizer.getClass(); c != null && c != Object.class; c = c.getSuperclass()) {
-            for (Field f : c.getDeclaredFields()) {
-                if (!Modifier.isStatic(f.getModifiers()) && isStateMap(f.getGenericType())) {
-                    try {
-                        f.setAccessible(true);
-                        Object value = f.get(optimizer);
-                        if (value != null) {
-                            maps.add((Map<String, Map<Device, NDArray>>) value);
-                        }
-                    } catch (ReflectiveOperationException | RuntimeException ex) {
-                        throw new IllegalStateException("Cannot read the state of optimizer "
-                                + optimizer.getClass().getName() + " (field " + f.getName()
-                                + "): turn averaging of updater state off with averageUpdaters(false).", ex);
-                    }
-                }
-            }
+        for (Object value : DjlFields.valuesOfType(optimizer, OptimizerState::isStateMap, "averaging or carrying "
+                + "the optimizer's state (turn it off with averageUpdaters(false))")) {
+            maps.add((Map<String, Map<Device, NDArray>>) value);
         }
         if (maps.isEmpty() && keepsState(optimizer)) {
             throw new IllegalStateException("Optimizer " + optimizer.getClass().getName() + " keeps per-parameter "
@@ -67,15 +53,8 @@ public final class OptimizerState {
      * continues Adam's bias correction and learning-rate schedules instead of starting them again.
      */
     public static void startCountingAt(Optimizer optimizer, int updatesTaken) {
-        try {
-            Field f = Optimizer.class.getDeclaredField("beginNumUpdate");
-            f.setAccessible(true);
-            f.setInt(optimizer, updatesTaken);
-        } catch (ReflectiveOperationException | RuntimeException ex) {
-            throw new IllegalStateException("Cannot set where optimizer " + optimizer.getClass().getName()
-                    + " starts counting its updates (DJL's Optimizer.beginNumUpdate): this needs DJL 0.35's "
-                    + "optimizers.", ex);
-        }
+        DjlFields.set(Optimizer.class, "beginNumUpdate", optimizer, updatesTaken,
+                "continuing the update count of an optimizer rebuilt for each round");
     }
 
     /**
@@ -87,10 +66,8 @@ public final class OptimizerState {
             return true;
         }
         try {
-            Field f = Sgd.class.getDeclaredField("momentum");
-            f.setAccessible(true);
-            return f.getFloat(optimizer) != 0f;
-        } catch (ReflectiveOperationException | RuntimeException ex) {
+            return DjlFields.<Float>get(Sgd.class, "momentum", optimizer, "telling plain SGD apart") != 0f;
+        } catch (IllegalStateException ex) {
             return true;
         }
     }

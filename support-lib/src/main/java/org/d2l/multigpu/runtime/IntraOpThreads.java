@@ -29,6 +29,14 @@ public final class IntraOpThreads implements AutoCloseable {
         return new IntraOpThreads(threads);
     }
 
+    /** Sets PyTorch's threads per operation to {@code threads} without putting them back (a Spark task's cap). */
+    public static void setTo(int threads) {
+        if (threads < 1) {
+            throw new IllegalArgumentException("PyTorch needs at least one thread per operation, got " + threads + ".");
+        }
+        JniUtils.setNumThreads(threads);
+    }
+
     /** PyTorch's threads per operation now. */
     public static int current() {
         return JniUtils.getNumThreads();
