@@ -4,7 +4,6 @@ import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.nn.Block;
 import ai.djl.nn.Parameter;
-import ai.djl.pytorch.jni.JniUtils;
 import ai.djl.training.ParameterStore;
 import ai.djl.training.loss.Loss;
 import ai.djl.training.optimizer.Optimizer;
@@ -22,13 +21,14 @@ import org.apache.spark.SparkEnv;
 import org.apache.spark.broadcast.Broadcast;
 import org.d2l.multigpu.collective.Collective;
 import org.d2l.multigpu.collective.Traffic;
-import org.d2l.multigpu.compression.Compression;
+import org.d2l.multigpu.compression.CompressionHook;
 import org.d2l.multigpu.compression.Compressor;
 import org.d2l.multigpu.devices.OnDevice;
 import org.d2l.multigpu.eval.Accuracy;
 import org.d2l.multigpu.parallel.GradientAveraging;
 import org.d2l.multigpu.parallel.NonFiniteLoss;
 import org.d2l.multigpu.parallel.OptimizerState;
+import org.d2l.multigpu.runtime.NoGrad;
 import org.d2l.multigpu.step.ShardPass;
 import scala.collection.Iterator;
 import scala.jdk.javaapi.CollectionConverters;
@@ -39,7 +39,7 @@ import scala.runtime.AbstractFunction1;
  * state) into its replica, joins the TCP ring of the stage once, and for every step of every epoch of the
  * fit runs forward and backward on its shard of the global batch (its loss weighted by its share of the
  * batch), sums the gradients over the ring through the collective seam ({@link TcpRingCollective}; with
- * a compressor, {@link Compression} over it) and takes the same optimizer update as every other task; after
+ * a compressor, {@link CompressionHook} over it) and takes the same optimizer update as every other task; after
  * each epoch it reports to the driver ({@link DriverLink}), and it stops after a step when the driver asks.
  */
 final class AllreduceTask extends AbstractFunction1<Iterator<Shard>, Iterator<RankResult>> implements Serializable {
@@ -105,10 +105,8 @@ final class AllreduceTask extends AbstractFunction1<Iterator<Shard>, Iterator<Ra
     private void train(Shard shard, int rank, int k, TcpRing ring, DriverLink.Client link, long joinNanos)
             throws IOException {
         Block net = ExecutorRuntime.borrow(model);
-        boolean gradMode = JniUtils.isGradMode();
-        JniUtils.setGradMode(false); // loading and updating parameters must not be recorded
         OptimizerState state = null;
-        try {
+        try (NoGrad g = NoGrad.scope()) { // loading and updating parameters must not be recorded
             PartitionTrainer.zeroGradients(net);
             params.value().loadInto(net);
             Optimizer opt = optimizer.newOptimizer();
@@ -122,8 +120,8 @@ final class AllreduceTask extends AbstractFunction1<Iterator<Shard>, Iterator<Ra
             float[] buffer = new float[Math.toIntExact(elements)];
             float[] control = new float[1];
             Collective collective = ring == null ? null : new TcpRingCollective(ring, plan.bucketElements());
-            Compression compression = collective == null || plan.compressor() == null ? null
-                    : Compression.of(plan.compressor(), collective);
+            CompressionHook compression = collective == null || plan.compressor() == null ? null
+                    : CompressionHook.of(plan.compressor(), collective);
             CompressionValues reported = CompressionValues.empty();
             if (compression != null) {
                 compressionState.value().forReplica(rank).loadInto(compression.state()); // its residuals, the shared Q
@@ -197,7 +195,6 @@ final class AllreduceTask extends AbstractFunction1<Iterator<Shard>, Iterator<Ra
                         allreduce, update, changed));
             }
         } finally {
-            JniUtils.setGradMode(gradMode);
             if (state != null) {
                 PartitionTrainer.takeState(state, net); // frees the optimizer's arrays
             }
@@ -223,7 +220,7 @@ final class AllreduceTask extends AbstractFunction1<Iterator<Shard>, Iterator<Ra
      * parameter's gradient compressed on its own (its name the key of its state, its shape PowerSGD's
      * matrix), the running statistics plain; returns the traffic it caused.
      */
-    static Traffic allreduce(Compression c, List<Pair<String, Parameter>> all, float[] buffer, int rank, int k,
+    static Traffic allreduce(CompressionHook c, List<Pair<String, Parameter>> all, float[] buffer, int rank, int k,
             NDManager step) {
         Traffic traffic = Traffic.none(k);
         List<float[]> statistics = new ArrayList<>();
@@ -250,7 +247,7 @@ final class AllreduceTask extends AbstractFunction1<Iterator<Shard>, Iterator<Ra
                 System.arraycopy(v, 0, flat, to, v.length);
                 to += v.length;
             }
-            traffic = traffic.plus(allreduce(c.plain(), flat, rank, k, step));
+            traffic = traffic.plus(allreduce(c.wire(), flat, rank, k, step));
             at = 0;
             to = 0;
             for (Pair<String, Parameter> p : all) {

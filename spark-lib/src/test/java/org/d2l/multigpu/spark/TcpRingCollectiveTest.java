@@ -14,7 +14,7 @@ import org.d2l.multigpu.collective.Collective;
 import org.d2l.multigpu.collective.Collectives;
 import org.d2l.multigpu.collective.RingSchedule;
 import org.d2l.multigpu.collective.Traffic;
-import org.d2l.multigpu.compression.Compression;
+import org.d2l.multigpu.compression.CompressionHook;
 import org.d2l.multigpu.compression.Compressor;
 import org.d2l.multigpu.runtime.Djl;
 import org.junit.jupiter.api.Test;
@@ -140,7 +140,7 @@ class TcpRingCollectiveTest {
     /**
      * Two steps of each compressor (so that residuals, thresholds and PowerSGD's Q carry over), on a 40 x 25
      * gradient per rank, rank r's scaled by 1 + r / 4 (so that threshold encoding's messages differ in
-     * length): over the TCP ring, each rank's result is what the in-process {@link Compression} over the
+     * length): over the TCP ring, each rank's result is what the in-process {@link CompressionHook} over the
      * in-process ring gives every replica, bit for bit, and each rank sends and receives what the in-process
      * ring's traffic says, plus a 4-byte length in front of each of its k - 1 messages.
      */
@@ -166,7 +166,7 @@ class TcpRingCollectiveTest {
             long[][] received = new long[2][k];
             TcpRingTest.onRing(k, ring -> {
                 int r = ring.rank();
-                Compression c = Compression.of(scheme.get(), new TcpRingCollective(ring, n));
+                CompressionHook c = CompressionHook.of(scheme.get(), new TcpRingCollective(ring, n));
                 try (NDManager m = NDManager.newBaseManager()) {
                     for (int step = 0; step < 2; step++) {
                         NDArray g = m.create(input[step][r], shape);
@@ -177,7 +177,7 @@ class TcpRingCollectiveTest {
                     }
                 }
             });
-            Compression inProcess = Compression.of(scheme.get(), Collective.ring());
+            CompressionHook inProcess = CompressionHook.of(scheme.get(), Collective.ring());
             java.util.Set<Long> lengths = new java.util.HashSet<>();
             try (NDManager m = NDManager.newBaseManager()) {
                 for (int step = 0; step < 2; step++) {

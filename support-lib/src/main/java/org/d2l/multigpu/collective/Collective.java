@@ -5,9 +5,9 @@ import java.util.List;
 
 /**
  * The one seam through which data-parallel training moves gradients, parameters and statistics between
- * replicas (as DDP's communication hook): each operation works on one array per replica, index i for
- * replica i, and returns the {@link Traffic} it caused; a compressor wraps it
- * ({@code org.d2l.multigpu.compression.Compression}). In process every entry is an array; a collective
+ * replicas: each operation works on one array per replica, index i for replica i, and returns the
+ * {@link Traffic} it caused; compressed gradients leave through a hook over it, as DDP's communication hook
+ * ({@code org.d2l.multigpu.compression.CompressionHook}). In process every entry is an array; a collective
  * between processes (a Spark rank's) reads and writes only its own entry, and the others may be null.
  */
 public interface Collective {

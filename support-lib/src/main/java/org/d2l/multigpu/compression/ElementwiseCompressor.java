@@ -45,7 +45,7 @@ abstract class ElementwiseCompressor implements Compressor {
     @Override
     public Traffic allreduce(String key, List<NDArray> data, Collective wire, CompressionState state) {
         int k = data.size();
-        NDArray first = Compression.firstHere(data);
+        NDArray first = CompressionHook.firstHere(data);
         int n = Math.toIntExact(first.size());
         List<byte[]> messages = new ArrayList<>(Collections.nCopies(k, (byte[]) null));
         float[][] decoded = new float[k][];

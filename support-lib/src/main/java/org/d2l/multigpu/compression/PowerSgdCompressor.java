@@ -61,7 +61,7 @@ final class PowerSgdCompressor implements Compressor {
         String stepsName = CompressionState.name(key, "steps", -1);
         double step = state.number(stepsName, 0);
         state.put(stepsName, step + 1);
-        Shape shape = Compression.firstHere(data).getShape();
+        Shape shape = CompressionHook.firstHere(data).getShape();
         if (step < plainSteps || !compresses(shape, rank)) {
             return wire.allreduce(key, data);
         }
@@ -71,7 +71,7 @@ final class PowerSgdCompressor implements Compressor {
     /** One PowerSGD step at rank {@code r} whatever the shape (the tests call it at full rank). */
     Traffic approximate(String key, List<NDArray> data, Collective wire, CompressionState state, int r) {
         int k = data.size();
-        NDArray first = Compression.firstHere(data);
+        NDArray first = CompressionHook.firstHere(data);
         Shape shape = first.getShape();
         int n = Math.toIntExact(shape.get(0));
         int m = Math.toIntExact(shape.size() / n);
@@ -171,13 +171,13 @@ final class PowerSgdCompressor implements Compressor {
      * {@code wire}'s allreduce into {@code into}.
      */
     private static Traffic sum(String key, float[][] parts, List<NDArray> data, Shape shape, Collective wire, float[] into) {
-        try (NDManager tmp = Compression.firstHere(data).getManager().newSubManager()) {
+        try (NDManager tmp = CompressionHook.firstHere(data).getManager().newSubManager()) {
             List<NDArray> arrays = new ArrayList<>(parts.length);
             for (int i = 0; i < parts.length; i++) {
                 arrays.add(parts[i] == null ? null : tmp.create(parts[i], shape).toDevice(data.get(i).getDevice(), false));
             }
             Traffic t = wire.allreduce(key, arrays);
-            System.arraycopy(Compression.firstHere(arrays).toFloatArray(), 0, into, 0, into.length);
+            System.arraycopy(CompressionHook.firstHere(arrays).toFloatArray(), 0, into, 0, into.length);
             return t;
         }
     }

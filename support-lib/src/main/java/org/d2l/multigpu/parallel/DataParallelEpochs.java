@@ -49,7 +49,7 @@ final class DataParallelEpochs implements EpochTrainer {
         events.onEpochStart(epoch, trainSet.size());
         tally.reset();
         try (NoGrad g = NoGrad.scope();
-                EpochBatches batches = new EpochBatches(trainSet, org.d2l.multigpu.data.DataOrder.of(trainSet, t.shuffleSeed, epoch), manager,
+                EpochBatches batches = new EpochBatches(trainSet, org.d2l.multigpu.data.DataOrder.of(trainSet, t.shuffleSeed(), epoch), manager,
                         prefetch, own ? k : 1)) {
             for (List<NDList> group = nextGroup(batches, events); !group.isEmpty(); group = nextGroup(batches, events)) {
                 long t0 = System.nanoTime();

@@ -13,7 +13,7 @@ import ai.djl.training.optimizer.Optimizer;
 import java.util.ArrayList;
 import java.util.List;
 import org.d2l.multigpu.checkpoint.Checkpoints;
-import org.d2l.multigpu.compression.Compression;
+import org.d2l.multigpu.compression.CompressionHook;
 import org.d2l.multigpu.devices.Devices;
 import org.d2l.multigpu.devices.ReplicaStore;
 import org.d2l.multigpu.models.Init;
@@ -40,11 +40,11 @@ public final class DataParallelTrainer implements AutoCloseable {
     private final Block net;
     private final List<Device> devices;
     private final Loss loss;
-    /** Read and written by {@link TrainerState} for checkpoints, as are masters, precision, history, steps, shuffleSeed. */
+    /** Read by {@link TrainerState} for checkpoints, as are the compression hook, masters and precision. */
     final Optimizer optimizer;
     private final ReplicaSync sync;
     /** The compressor over the collective, whose state checkpoints carry; null without optCompression. */
-    final Compression compression;
+    final CompressionHook compression;
     private final boolean progress;
     private final boolean prefetch;
     final NDManager manager;
@@ -58,13 +58,13 @@ public final class DataParallelTrainer implements AutoCloseable {
     private final GlobalStep core;
     /** Micro-batches per global batch: gradients accumulated over them, synchronised once per step. */
     final int accumulate;
-    final List<EpochMetrics> history = new ArrayList<>();
+    private final List<EpochMetrics> history = new ArrayList<>();
     private final EpochTally tally = new EpochTally();
     /** The builder's checkpoint settings, or null. */
     final Checkpoints checkpoints;
-    long steps;
+    private long steps;
     /** The seed of the data order: epoch e of a shuffled training set is read in an order drawn from (seed, e). */
-    long shuffleSeed;
+    private long shuffleSeed;
 
     private DataParallelTrainer(TrainerSettings<?> s) {
         Djl.setup();
@@ -88,7 +88,7 @@ public final class DataParallelTrainer implements AutoCloseable {
         }
         List<Parameter> params = Replicas.parametersOn(net, home);
         precision = PrecisionPolicy.create(s.dataType, s.masterWeights, s.lossScaler, net, devices, params, manager);
-        compression = s.compressor == null ? null : Compression.of(s.compressor, s.collective);
+        compression = s.compressor == null ? null : CompressionHook.of(s.compressor, s.collective);
         masters = new Replicas(precision.masters(), params, s.collective, compression);
         accumulate = s.accumulate;
         core = new GlobalStep(net, loss, devices, sync, optimizer, masters, precision, s.concurrent, s.syncBatchNorm);
@@ -310,6 +310,19 @@ public final class DataParallelTrainer implements AutoCloseable {
                 optimizerStateBytes());
         history.add(m);
         return m;
+    }
+
+    /** Carries on a checkpointed run: its finished epochs, its global steps and its data order's seed. */
+    void resumeRun(List<EpochMetrics> finished, long stepsTaken, long seed) {
+        history.clear();
+        history.addAll(finished);
+        steps = stepsTaken;
+        shuffleSeed = seed;
+    }
+
+    /** The seed of the data order (see {@link TrainerSettings#optShuffleSeed}). */
+    long shuffleSeed() {
+        return shuffleSeed;
     }
 
     /** The metrics of every epoch this trainer has finished, across {@code fit} calls. */

@@ -9,7 +9,7 @@ import java.util.stream.IntStream;
 import org.d2l.multigpu.collective.Collective;
 import org.d2l.multigpu.collective.Partition;
 import org.d2l.multigpu.collective.Traffic;
-import org.d2l.multigpu.compression.Compression;
+import org.d2l.multigpu.compression.CompressionHook;
 import org.d2l.multigpu.devices.OnDevice;
 import org.d2l.multigpu.step.Phase;
 import org.d2l.multigpu.step.StepPhases;
@@ -107,7 +107,7 @@ public final class GradientAveraging implements ReplicaSync {
         StepPhases phases = replicas.phases();
         int k = replicas.size();
         int[] owner = owners(replicas);
-        Compression hook = replicas.compression();
+        CompressionHook hook = replicas.compression();
         boolean everywhere = hook != null;
         int[] from = IntStream.range(0, active).toArray();
         long bytes = 0;

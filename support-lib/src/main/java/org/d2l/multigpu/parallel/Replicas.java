@@ -12,7 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.d2l.multigpu.collective.Collective;
-import org.d2l.multigpu.compression.Compression;
+import org.d2l.multigpu.compression.CompressionHook;
 import org.d2l.multigpu.devices.OnDevice;
 import org.d2l.multigpu.devices.ReplicaStore;
 import org.d2l.multigpu.step.StepPhases;
@@ -28,12 +28,12 @@ public final class Replicas {
     private final List<ReplicaStore> stores;
     private final List<Parameter> params;
     private final Collective collective;
-    private final Compression compression;
+    private final CompressionHook compression;
     private final BitSet stepped = new BitSet();
     private int rounds;
     private StepPhases phases;
 
-    Replicas(List<ReplicaStore> stores, List<Parameter> params, Collective collective, Compression compression) {
+    Replicas(List<ReplicaStore> stores, List<Parameter> params, Collective collective, CompressionHook compression) {
         this.stores = List.copyOf(stores);
         this.params = List.copyOf(params);
         this.collective = collective;
@@ -69,7 +69,7 @@ public final class Replicas {
      * The hook through which gradients leave the replicas compressed (as DDP's communication hook), over
      * {@link #collective()}, with its own state; null when gradients go through the collective as they are.
      */
-    public Compression compression() {
+    public CompressionHook compression() {
         return compression;
     }
 

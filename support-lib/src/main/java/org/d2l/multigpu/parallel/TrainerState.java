@@ -81,7 +81,7 @@ final class TrainerState implements CheckpointPart {
         out.put("optimizer.ndlist", ParameterFile.encode(state));
         Map<String, String> props = new LinkedHashMap<>();
         props.put("steps", String.valueOf(t.getSteps()));
-        props.put("shuffleSeed", String.valueOf(t.shuffleSeed));
+        props.put("shuffleSeed", String.valueOf(t.shuffleSeed()));
         LossScale scale = t.getLossScale();
         if (scale != null) {
             props.put("lossScale", Float.toHexString(scale.scale()));
@@ -128,10 +128,8 @@ final class TrainerState implements CheckpointPart {
                     Long.parseLong(props.get("lossScaleSkipped")));
         }
         // the finished epochs, the global steps and the data order's seed
-        t.history.clear();
-        t.history.addAll(MetricsHistory.decode(in.get("history.csv")));
-        t.steps = Long.parseLong(props.get("steps"));
-        t.shuffleSeed = Long.parseLong(props.get("shuffleSeed"));
+        t.resumeRun(MetricsHistory.decode(in.get("history.csv")), Long.parseLong(props.get("steps")),
+                Long.parseLong(props.get("shuffleSeed")));
     }
 
     /** The first replica on {@code device}, where optimizer state kept for that device belongs. */

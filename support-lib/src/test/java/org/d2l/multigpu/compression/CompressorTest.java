@@ -277,24 +277,4 @@ class CompressorTest {
                 () -> Compressor.oneBit(true).allreduce("w", halves, Collective.direct(), new CompressionState()))
                 .getMessage().contains("compresses float32 gradients"));
     }
-
-    @Test
-    void aCompressedReduceSumsTheFirstReplicasIntoTheRootAndRefusesOthers() {
-        List<NDArray> data = gradients(3, new Shape(8), 1, 13);
-        float[][] before = values(data);
-        Compression c = Compression.of(Compressor.float16(true), Collective.direct());
-        NDArray into = manager.zeros(new Shape(8));
-        Traffic t = c.reduce("w", data, new int[] {0, 1}, into, 0);
-        assertArrayEquals(new long[] {8 * 2, 8 * 2, 0}, t.sentBytes(), "replicas 0 and 1 each send 8 values in float16");
-        float[] sum = into.toFloatArray();
-        for (int j = 0; j < 8; j++) {
-            float a = manager.create(before[0][j]).toType(DataType.FLOAT16, false).toType(DataType.FLOAT32, false).getFloat();
-            float b = manager.create(before[1][j]).toType(DataType.FLOAT16, false).toType(DataType.FLOAT32, false).getFloat();
-            assertEquals(a + b, sum[j], 0f);
-        }
-        assertArrayEquals(before[0], data.get(0).toFloatArray(), 0f, "the replicas' own arrays are left as they were");
-        String why = assertThrows(IllegalArgumentException.class,
-                () -> c.reduce("w", data, new int[] {1, 2}, into, 1)).getMessage();
-        assertTrue(why.contains("the first replicas"), why);
-    }
 }
