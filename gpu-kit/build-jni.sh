@@ -1,20 +1,23 @@
 #!/usr/bin/env bash
-# Builds DJL 0.35.1's PyTorch JNI library (libdjl_torch.so) against the libtorch of a local PyTorch, as DJL's
+# Builds DJL's PyTorch JNI library (libdjl_torch.so) against the libtorch of a local PyTorch, as DJL's
 # engines/pytorch/pytorch-native/build.sh does, with g++ alone (no CMake, no download), and puts it where DJL
-# looks for it: $DJL_CACHE_DIR/pytorch/<version>-<flavor>-linux-x86_64/0.35.1-libdjl_torch.so.
+# looks for it: $DJL_CACHE_DIR/pytorch/<version>-<flavor>-linux-x86_64/$DJL_VERSION-libdjl_torch.so.
 #
-#   gpu-kit/build-jni.sh TORCH_DIR JNI_INCLUDE_DIR DJL_CACHE_DIR [--only-env]
+#   DJL_VERSION=0.36.0 gpu-kit/build-jni.sh TORCH_DIR JNI_INCLUDE_DIR DJL_CACHE_DIR [--only-env]
 #
 # With --only-env it builds nothing and only prints the three lines below (for a JNI built earlier).
 # TORCH_DIR is the torch package folder (holding lib/ and include/), JNI_INCLUDE_DIR holds jni.h and jni_md.h.
 # Prints three lines for the caller: PYTORCH_LIBRARY_PATH=..., PYTORCH_VERSION=..., PYTORCH_FLAVOR=...
 # The C++ ABI is torch's own (asked of $PYTHON, default python3; TORCH_CXX11_ABI=0 or 1 says it instead).
-# The sources in gpu-kit/djl-jni are DJL 0.35.1's (Apache License 2.0), with the header javac -h makes of
+# DJL_VERSION is the release of the DJL jars that will load it (run.sh reads it off the kit's jars). The sources
+# in gpu-kit/djl-jni are DJL 0.35.1's, the same as 0.36.0's (Apache License 2.0), with the header javac -h makes of
 # PyTorchLibrary.java; see gpu-kit/README.md.
 set -euo pipefail
 kit=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 die() { printf 'build-jni: %s\n' "$*" >&2; exit 1; }
-(($# == 3 || $# == 4)) || die "usage: gpu-kit/build-jni.sh TORCH_DIR JNI_INCLUDE_DIR DJL_CACHE_DIR [--only-env]"
+(($# == 3 || $# == 4)) || die "usage: DJL_VERSION=... gpu-kit/build-jni.sh TORCH_DIR JNI_INCLUDE_DIR DJL_CACHE_DIR [--only-env]"
+[[ "${DJL_VERSION:-}" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] ||
+    die "set DJL_VERSION to the release of the DJL jars that will load the library (say 0.36.0), got '${DJL_VERSION:-}'"
 torch=$(cd "$1" && pwd) jni=$2 cache=$3
 [[ -f "$torch/lib/libtorch.so" ]] || die "no lib/libtorch.so in $torch: give the torch package's folder"
 
@@ -61,13 +64,13 @@ fi
 
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-printf 'build-jni: DJL 0.35.1 JNI against PyTorch %s (%s) in %s\n' "$full" "$flavor" "$torch" >&2
+printf 'build-jni: DJL %s JNI against PyTorch %s (%s) in %s\n' "$DJL_VERSION" "$full" "$flavor" "$torch" >&2
 start=$SECONDS
 # 15 sources, one compiler per core (each needs about 1 GB).
 printf '%s\n' "$kit"/djl-jni/*.cc |
     xargs -P "$(nproc)" -I{} sh -c 'g++ "$@" -c "{}" -o "'"$out"'/$(basename "{}" .cc).o" || exit 255' sh "${flags[@]}"
 g++ -shared -o "$out/libdjl_torch.so" "$out"/*.o "${libs[@]}" -Wl,-rpath,"$torch/lib"
 mkdir -p "$dir"
-cp "$out/libdjl_torch.so" "$dir/0.35.1-libdjl_torch.so"
-printf 'build-jni: %s in %d s\n' "$dir/0.35.1-libdjl_torch.so" $((SECONDS - start)) >&2
+cp "$out/libdjl_torch.so" "$dir/$DJL_VERSION-libdjl_torch.so"
+printf 'build-jni: %s in %d s\n' "$dir/$DJL_VERSION-libdjl_torch.so" $((SECONDS - start)) >&2
 printf 'PYTORCH_LIBRARY_PATH=%s\nPYTORCH_VERSION=%s\nPYTORCH_FLAVOR=%s\n' "$torch/lib" "$version" "$flavor"

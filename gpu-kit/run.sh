@@ -57,6 +57,10 @@ torch=$("$python" -c 'import os, torch; print(os.path.dirname(torch.__file__))' 
     die "$python has no torch: set PYTHON to a python3 with PyTorch"
 export JAVA_HOME="$kit_dir/jre" PATH="$kit_dir/jre/bin:$PATH"
 export DJL_CACHE_DIR="$kit_dir/djl-cache" DJL_OFFLINE=true
+# the DJL release of the kit's jars, whose JNI build-jni.sh names for DJL to find
+DJL_VERSION=$(cd "$kit_dir/lib" && ls api-*.jar 2>/dev/null | sed -n 's/^api-\([0-9.]*\)\.jar$/\1/p')
+[[ -n "$DJL_VERSION" ]] || die "no DJL api jar in $kit_dir/lib: rebuild the kit with gpu-kit/pack.sh"
+export DJL_VERSION
 export FASHION_MNIST_DIR="$kit_dir/data" D2L_DATA_CACHE="$kit_dir/data-cache"
 cp=$(sed "s:^:$kit_dir/lib/:" "$kit_dir/classpath.txt" | paste -sd:)
 # fontconfig finds the kit's DejaVu fonts (the figures draw text), whatever fonts this machine has
@@ -78,7 +82,7 @@ jni_env() { # exports the PYTORCH_* variables that make DJL load this machine's 
     while IFS= read -r line; do export "${line?}"; done <<<"$lines"
 }
 jni_env --only-env 2>>"$summary" || die "cannot read the PyTorch of $torch (above)"
-jni_lib="$DJL_CACHE_DIR/pytorch/$PYTORCH_VERSION-$PYTORCH_FLAVOR-linux-x86_64/0.35.1-libdjl_torch.so"
+jni_lib="$DJL_CACHE_DIR/pytorch/$PYTORCH_VERSION-$PYTORCH_FLAVOR-linux-x86_64/$DJL_VERSION-libdjl_torch.so"
 
 stage_jni() {
     if [[ -n "${KIT_JNI:-}" ]]; then

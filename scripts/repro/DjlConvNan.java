@@ -6,7 +6,7 @@
 // and counts the runs whose loss is not finite. "tuned" (the default) first sets what the project's
 // runtime.NativeMemory sets before PyTorch starts: glibc's mmap threshold 32 MiB, trim threshold 64 MiB,
 // top pad 32 MiB (mallopt), and THP_MEM_ALLOC_ENABLE=1; "plain" leaves glibc and libtorch as they are.
-// Set ONEDNN_MAX_CPU_ISA in the environment to try oneDNN's instruction sets. Needs DJL 0.35.1, its PyTorch
+// Set ONEDNN_MAX_CPU_ISA in the environment to try oneDNN's instruction sets. Needs DJL 0.35.1 or 0.36.0, its PyTorch
 // engine and the PyTorch 2.7.1 CPU natives (all in support-lib/target/lib after the project's build), and JNA.
 import ai.djl.Model;
 import ai.djl.ndarray.NDArray;

@@ -1,4 +1,4 @@
-// DJL 0.35.1's PyTorch engine, on the CPU: a number passed to an arithmetic operation that autograd records
+// DJL's PyTorch engine (0.35.1 and 0.36.0), on the CPU: a number passed to an arithmetic operation that autograd records
 // (NDArray.mul(Number), div(Number), pow(Number), ...) reaches the backward pass from freed memory. For an
 // upstream report; with DJL alone (no project code):
 //

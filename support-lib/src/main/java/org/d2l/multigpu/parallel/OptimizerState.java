@@ -17,7 +17,7 @@ import org.d2l.multigpu.runtime.DjlFields;
 /**
  * The per-parameter state of a DJL optimizer (SGD's momentum, NAG's, Adam's two moments): DJL has
  * no API for it, so it is found by reflection as the optimizer's fields of type
- * {@code Map<String, Map<Device, NDArray>>}, the form every DJL 0.35 optimizer keeps its state in.
+ * {@code Map<String, Map<Device, NDArray>>}, the form every DJL 0.35 and 0.36 optimizer keeps its state in.
  */
 public final class OptimizerState {
 
@@ -41,7 +41,7 @@ public final class OptimizerState {
         if (maps.isEmpty() && keepsState(optimizer)) {
             throw new IllegalStateException("Optimizer " + optimizer.getClass().getName() + " keeps per-parameter "
                     + "state (momentum or moments), but none of its fields holds it as Map<String, Map<Device, "
-                    + "NDArray>>, the form of DJL 0.35's optimizers: its state cannot be averaged or carried. Use "
+                    + "NDArray>>, the form of DJL's own optimizers: its state cannot be averaged or carried. Use "
                     + "averageUpdaters(false) to keep each worker's state apart, or one of DJL's optimizers.");
         }
         return new OptimizerState(maps);

@@ -58,14 +58,14 @@ public interface PrecisionPolicy {
 
     /**
      * Checks that the trainer can train in {@code type}: FLOAT32 or FLOAT16; BFLOAT16 is refused
-     * because DJL 0.35.1's PyTorch engine does not map it and would terminate the JVM.
+     * because DJL's PyTorch engine (0.35.1 and 0.36.0 alike) does not map it and would terminate the JVM.
      */
     static DataType checkTrainable(DataType type) {
         if (type == DataType.FLOAT32 || type == DataType.FLOAT16) {
             return type;
         }
         if (type == DataType.BFLOAT16) {
-            throw new IllegalArgumentException("BFLOAT16 is not supported: DJL 0.35.1's PyTorch engine does not "
+            throw new IllegalArgumentException("BFLOAT16 is not supported: DJL " + ai.djl.engine.Engine.getDjlVersion() + "'s PyTorch engine does not "
                     + "map it and would terminate the JVM instead of failing. Use DataType.FLOAT16 (float16 "
                     + "compute with float32 master weights) or DataType.FLOAT32 (the default).");
         }

@@ -14,8 +14,8 @@ import java.util.function.Predicate;
  */
 public final class DjlFields {
 
-    /** The DJL release whose fields these are; the jar's tests read every one of them. */
-    public static final String BUILT_FOR = "0.35.1";
+    /** The DJL release whose fields these are (0.35.1's are the same); the jar's tests read every one of them. */
+    public static final String BUILT_FOR = "0.36.0";
 
     private DjlFields() {}
 

@@ -16,7 +16,7 @@ import org.d2l.multigpu.parallel.TrainingLoop;
  * the best epoch's parameters in memory and restoring them into every replica at the end (Deeplearning4j's
  * {@code EarlyStoppingParallelTrainer} with an in-memory model saver).
  *
- * <p>DJL 0.35.1's {@code EarlyStoppingListener} is not used: it listens to DJL's own
+ * <p>DJL's {@code EarlyStoppingListener} is not used: it listens to DJL's own
  * {@code ai.djl.training.Trainer}, which this trainer is not; it only minimises (an accuracy monitor
  * gets the wrong answer); it compares each epoch with the previous one, not with the best; it
  * stops by throwing {@code EarlyStoppedException}; and it keeps no parameters. Its builder's names
