@@ -8,8 +8,6 @@ import ai.djl.nn.Block;
 import ai.djl.training.dataset.ArrayDataset;
 import ai.djl.training.optimizer.Optimizer;
 import ai.djl.training.tracker.Tracker;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -19,14 +17,16 @@ import org.d2l.multigpu.bench.harness.Cli;
 import org.d2l.multigpu.bench.harness.MarkdownTable;
 import org.d2l.multigpu.bench.harness.RoundResults;
 import org.d2l.multigpu.checkpoint.Checkpoint;
-import org.d2l.multigpu.checkpoint.CheckpointPart;
+import org.d2l.multigpu.checkpoint.CheckpointPolicy;
 import org.d2l.multigpu.checkpoint.CheckpointStore;
-import org.d2l.multigpu.checkpoint.Checkpoints;
+import org.d2l.multigpu.checkpoint.Stateful;
 import org.d2l.multigpu.devices.Devices;
 import org.d2l.multigpu.models.LeNet;
 import org.d2l.multigpu.models.ResNet;
 import org.d2l.multigpu.parallel.DataParallelTrainer;
 import org.d2l.multigpu.runtime.Djl;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * What a checkpoint after every epoch costs against the epoch (issue 28): LeNet or ResNet-18 with SGD and
@@ -94,10 +94,10 @@ public final class CheckpointBench {
                 try (DataParallelTrainer t = trainer(model, k, null)) {
                     plain.add(fitSeconds(t, data));
                 }
-                Checkpoints settings = Checkpoints.in(dir.resolve("round-" + r)).resume(false);
+                CheckpointPolicy settings = CheckpointPolicy.in(dir.resolve("round-" + r)).resume(false);
                 try (DataParallelTrainer t = trainer(model, k, settings)) {
                     checkpointed.add(fitSeconds(t, data));
-                    CheckpointPart state = t.epochs(data, null).state();
+                    Stateful state = t.epochs(data, null).state();
                     Checkpoint c = new Checkpoint(1);
                     long t0 = System.nanoTime();
                     state.save(c);
@@ -134,7 +134,7 @@ public final class CheckpointBench {
         return RoundResults.median(values.stream().mapToDouble(Double::doubleValue).toArray());
     }
 
-    private static DataParallelTrainer trainer(String model, int k, Checkpoints settings) {
+    private static DataParallelTrainer trainer(String model, int k, CheckpointPolicy settings) {
         Block net = model.equals("lenet") ? LeNet.block() : ResNet.resnet18(10, 1);
         DataParallelTrainer.Builder b = DataParallelTrainer.builder(net).setDevices(Devices.virtual(k))
                 .optInputShape(new Shape(1, 1, 28, 28)).optProgress(false)

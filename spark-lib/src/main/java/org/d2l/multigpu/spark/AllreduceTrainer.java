@@ -14,7 +14,7 @@ import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.rdd.RDD;
-import org.d2l.multigpu.checkpoint.Checkpoints;
+import org.d2l.multigpu.checkpoint.CheckpointPolicy;
 import org.d2l.multigpu.compression.Compressor;
 import org.d2l.multigpu.data.Batches;
 import org.d2l.multigpu.eval.Accuracy;
@@ -58,7 +58,7 @@ public final class AllreduceTrainer implements AutoCloseable {
     private final Driver driver;
     private final NDManager manager;
     private final Block net;
-    private final Checkpoints checkpoints;
+    private final CheckpointPolicy checkpoints;
     private final List<AllreduceEpoch> log = new ArrayList<>();
     /** Why the last epoch that failed on all its attempts failed, or null. */
     private EpochFailedException lastFailure;

@@ -6,8 +6,8 @@ import ai.djl.nn.Block;
 import java.util.List;
 import java.util.function.Function;
 import java.util.function.Supplier;
-import org.d2l.multigpu.checkpoint.CheckpointPart;
-import org.d2l.multigpu.checkpoint.Checkpoints;
+import org.d2l.multigpu.checkpoint.CheckpointPolicy;
+import org.d2l.multigpu.checkpoint.Stateful;
 import org.d2l.multigpu.parallel.EpochListener;
 import org.d2l.multigpu.parallel.EpochMetrics;
 import org.d2l.multigpu.parallel.EpochTrainer;
@@ -25,8 +25,8 @@ final class DriverEpochs implements EpochTrainer {
     private final boolean hasTestSet;
     private final boolean progress;
     private Supplier<List<EpochMetrics>> history = List::of;
-    private Checkpoints checkpoints;
-    private Supplier<CheckpointPart> state = () -> null;
+    private CheckpointPolicy checkpoints;
+    private Supplier<Stateful> state = () -> null;
     private java.util.function.IntConsumer begin = epochs -> { };
     private Runnable end = () -> { };
 
@@ -44,8 +44,8 @@ final class DriverEpochs implements EpochTrainer {
      * These epochs with the trainer's {@code history}, and checkpoints in {@code checkpoints} (null: none) of
      * the driver-side {@code state}.
      */
-    DriverEpochs withCheckpoints(Supplier<List<EpochMetrics>> history, Checkpoints checkpoints,
-            Supplier<CheckpointPart> state) {
+    DriverEpochs withCheckpoints(Supplier<List<EpochMetrics>> history, CheckpointPolicy checkpoints,
+            Supplier<Stateful> state) {
         this.history = history;
         this.checkpoints = checkpoints;
         this.state = state;
@@ -110,12 +110,12 @@ final class DriverEpochs implements EpochTrainer {
     }
 
     @Override
-    public Checkpoints checkpoints() {
+    public CheckpointPolicy checkpoints() {
         return checkpoints;
     }
 
     @Override
-    public CheckpointPart state() {
+    public Stateful state() {
         return state.get();
     }
 }

@@ -13,8 +13,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.UnaryOperator;
 import org.d2l.multigpu.checkpoint.Checkpoint;
-import org.d2l.multigpu.checkpoint.CheckpointPart;
 import org.d2l.multigpu.checkpoint.ParameterFile;
+import org.d2l.multigpu.checkpoint.Stateful;
 import org.d2l.multigpu.compression.CompressionState;
 import org.d2l.multigpu.devices.OnDevice;
 import org.d2l.multigpu.parallel.MetricsHistory;
@@ -26,7 +26,7 @@ import org.d2l.multigpu.parallel.MetricsHistory;
  * history. What the executors keep between epochs (their residuals when compressing) they report to the
  * driver after each epoch, so nothing needs to be read from them.
  */
-final class DriverState implements CheckpointPart {
+final class DriverState implements Stateful {
 
     private final Block net;
     private final OptimizerFactory optimizer;

@@ -17,12 +17,12 @@ import java.util.Locale;
 import org.apache.spark.TaskContext;
 import org.apache.spark.api.java.function.FlatMapFunction;
 import org.apache.spark.broadcast.Broadcast;
-import org.d2l.multigpu.eval.Accuracy;
 import org.d2l.multigpu.devices.OnDevice;
-import org.d2l.multigpu.parallel.NonFiniteLoss;
-import org.d2l.multigpu.parallel.OptimizerState;
+import org.d2l.multigpu.eval.Accuracy;
+import org.d2l.multigpu.optimizer.OptimizerState;
 import org.d2l.multigpu.parallel.ParameterAveraging;
 import org.d2l.multigpu.runtime.NoGrad;
+import org.d2l.multigpu.step.NonFiniteLoss;
 import org.d2l.multigpu.step.ShardPass;
 
 /**

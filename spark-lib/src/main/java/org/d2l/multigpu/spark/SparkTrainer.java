@@ -11,7 +11,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.broadcast.Broadcast;
-import org.d2l.multigpu.checkpoint.Checkpoints;
+import org.d2l.multigpu.checkpoint.CheckpointPolicy;
 import org.d2l.multigpu.data.Batches;
 import org.d2l.multigpu.eval.Accuracy;
 import org.d2l.multigpu.parallel.EpochListener;
@@ -45,7 +45,7 @@ public final class SparkTrainer implements AutoCloseable {
     private final NDManager manager;
     private final Block net;
     private final boolean progress;
-    private final Checkpoints checkpoints;
+    private final CheckpointPolicy checkpoints;
     private final DriverProgress done = new DriverProgress(); // optimizer state, epochs, history; count: rounds run
     private final List<RoundResult> roundLog = new ArrayList<>();
 

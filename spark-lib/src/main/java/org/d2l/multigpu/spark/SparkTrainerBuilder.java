@@ -3,9 +3,9 @@ package org.d2l.multigpu.spark;
 import ai.djl.training.initializer.Initializer;
 import java.nio.file.Path;
 import org.apache.spark.api.java.JavaSparkContext;
-import org.d2l.multigpu.checkpoint.Checkpoints;
+import org.d2l.multigpu.checkpoint.CheckpointPolicy;
 import org.d2l.multigpu.models.Init;
-import org.d2l.multigpu.parallel.OptimizerState;
+import org.d2l.multigpu.optimizer.OptimizerState;
 import org.d2l.multigpu.runtime.Djl;
 
 /**
@@ -23,7 +23,7 @@ public abstract class SparkTrainerBuilder<B extends SparkTrainerBuilder<B>> {
     JavaSparkContext context;
     Initializer initializer = Init.pytorchLike();
     boolean progress;
-    Checkpoints checkpoints;
+    CheckpointPolicy checkpoints;
 
     SparkTrainerBuilder(ModelFactory model, String trainer) {
         if (model == null) {
@@ -80,11 +80,11 @@ public abstract class SparkTrainerBuilder<B extends SparkTrainerBuilder<B>> {
     }
 
     /**
-     * Keeps checkpoints of the driver's state in {@code dir} after every epoch ({@link Checkpoints#in}); a
+     * Keeps checkpoints of the driver's state in {@code dir} after every epoch ({@link CheckpointPolicy#in}); a
      * run resumes from the newest valid one there, unless {@code optResume(false)}.
      */
     public B optCheckpoints(Path dir) {
-        this.checkpoints = Checkpoints.in(dir);
+        this.checkpoints = CheckpointPolicy.in(dir);
         return self();
     }
 

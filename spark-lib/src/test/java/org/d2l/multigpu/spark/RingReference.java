@@ -11,13 +11,13 @@ import ai.djl.util.Pair;
 import java.util.ArrayList;
 import java.util.List;
 import org.d2l.multigpu.collective.RingSchedule;
-import org.d2l.multigpu.parallel.OptimizerState;
+import org.d2l.multigpu.optimizer.OptimizerState;
 
 /**
  * What {@link AllreduceTrainer} computes on k ranks, in one process and without sockets: k replicas run
  * the tasks' own step ({@link AllreduceTask#forwardBackward}, {@link AllreduceTask#flatten},
  * {@link AllreduceTask#applyUpdate}), and their gradient buffers are summed in the order of
- * {@link TcpRing#allreduce}: the same {@link RingSchedule}, each received chunk added to the rank's own
+ * {@link org.d2l.multigpu.spark.ring.TcpRing#allreduce}: the same {@link RingSchedule}, each received chunk added to the rank's own
  * ({@code own + received}), one step of every rank at a time. For k > 2 that order differs from the
  * in-process trainer's (replica 0 + 1 + 2 ...), so this is the reference that the ring must equal bit for bit.
  */
@@ -78,7 +78,7 @@ final class RingReference {
         }
     }
 
-    /** Sums the ranks' buffers in place as {@link TcpRing#allreduce} does, bucket by bucket. */
+    /** Sums the ranks' buffers in place as {@link org.d2l.multigpu.spark.ring.TcpRing#allreduce} does, bucket by bucket. */
     static void ringSum(float[][] data, int bucket) {
         int k = data.length;
         int length = data[0].length;

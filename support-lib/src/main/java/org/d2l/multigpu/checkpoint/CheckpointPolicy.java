@@ -10,7 +10,7 @@ import java.nio.file.Path;
  * resumes from the newest valid one unless {@link #resume(boolean) resume(false)} asks for a fresh start,
  * which removes the old run's checkpoints from {@code dir} when its first epoch begins.
  */
-public final class Checkpoints {
+public final class CheckpointPolicy {
 
     /** The number of checkpoints kept by default. */
     public static final int DEFAULT_KEEP = 3;
@@ -20,7 +20,7 @@ public final class Checkpoints {
     private final boolean resume;
     private final boolean background;
 
-    private Checkpoints(Path dir, int keep, boolean resume, boolean background) {
+    private CheckpointPolicy(Path dir, int keep, boolean resume, boolean background) {
         if (dir == null) {
             throw new IllegalArgumentException("The checkpoint directory is null: give a folder such as "
                     + "Path.of(\"build/checkpoints/my-run\").");
@@ -35,26 +35,26 @@ public final class Checkpoints {
     }
 
     /** Checkpoints in {@code dir}: the last {@value #DEFAULT_KEEP} kept, resumed from, written on a background thread. */
-    public static Checkpoints in(Path dir) {
-        return new Checkpoints(dir, DEFAULT_KEEP, true, true);
+    public static CheckpointPolicy in(Path dir) {
+        return new CheckpointPolicy(dir, DEFAULT_KEEP, true, true);
     }
 
     /** The same, keeping the last {@code n} checkpoints (at least 1). */
-    public Checkpoints keepLast(int n) {
-        return new Checkpoints(dir, n, resume, background);
+    public CheckpointPolicy keepLast(int n) {
+        return new CheckpointPolicy(dir, n, resume, background);
     }
 
     /** The same, resuming from the newest valid checkpoint ({@code true}, the default) or starting afresh. */
-    public Checkpoints resume(boolean resume) {
-        return new Checkpoints(dir, keep, resume, background);
+    public CheckpointPolicy resume(boolean resume) {
+        return new CheckpointPolicy(dir, keep, resume, background);
     }
 
     /**
      * The same, writing files on a background thread ({@code true}, the default: the state is copied when
      * the epoch ends, so the next epoch's updates cannot race the write) or on the training thread.
      */
-    public Checkpoints background(boolean background) {
-        return new Checkpoints(dir, keep, resume, background);
+    public CheckpointPolicy background(boolean background) {
+        return new CheckpointPolicy(dir, keep, resume, background);
     }
 
     /** The directory that holds the checkpoints. */

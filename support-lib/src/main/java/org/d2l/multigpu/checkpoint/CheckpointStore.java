@@ -37,10 +37,10 @@ public final class CheckpointStore {
     private static final String SUMS = "SHA256SUMS";
     private static final Pattern FOLDER = Pattern.compile("epoch-(\\d{4,})");
 
-    private final Checkpoints settings;
+    private final CheckpointPolicy settings;
 
     /** The store of {@code settings}' directory. */
-    public CheckpointStore(Checkpoints settings) {
+    public CheckpointStore(CheckpointPolicy settings) {
         this.settings = settings;
     }
 

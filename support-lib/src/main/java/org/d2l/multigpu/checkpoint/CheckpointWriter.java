@@ -17,7 +17,7 @@ public final class CheckpointWriter implements AutoCloseable {
     private Future<?> pending;
 
     /** A writer into {@code settings}' directory. */
-    public CheckpointWriter(Checkpoints settings) {
+    public CheckpointWriter(CheckpointPolicy settings) {
         this.store = new CheckpointStore(settings);
         this.thread = settings.inBackground() ? Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "checkpoint-writer");

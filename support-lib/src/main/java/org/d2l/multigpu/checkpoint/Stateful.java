@@ -4,10 +4,10 @@ import java.util.Map;
 
 /**
  * A part of a training run's state that its checkpoints hold (the trainer's parameters and optimizer
- * state, early stopping's best model): it describes its run, copies itself into a checkpoint and puts a
- * checkpoint's values back.
+ * state, early stopping's best model), as PyTorch's {@code Stateful}: it describes its run, copies itself
+ * into a checkpoint and puts a checkpoint's values back.
  */
-public interface CheckpointPart {
+public interface Stateful {
 
     /** What a checkpoint must match to be resumed here (name to value: shapes, replicas, precision); none by default. */
     default Map<String, String> identity() {

@@ -1,4 +1,4 @@
-package org.d2l.multigpu.parallel;
+package org.d2l.multigpu.optimizer;
 
 import ai.djl.training.optimizer.Optimizer;
 import java.util.LinkedHashMap;
@@ -11,7 +11,7 @@ import org.d2l.multigpu.runtime.DjlFields;
  * them): its private {@code updateCounts} per state key, {@code numUpdate} and {@code beginNumUpdate},
  * read and set by reflection as DJL has no API for them, as {@code key=value} text for checkpoints.
  */
-final class OptimizerCounts {
+public final class OptimizerCounts {
 
     private static final String NEEDED_FOR = "a checkpoint of the optimizer's update counts";
 
@@ -19,7 +19,7 @@ final class OptimizerCounts {
 
     /** The counts of {@code optimizer}, its state keys renamed by {@code rename}. */
     @SuppressWarnings("unchecked")
-    static Map<String, String> of(Optimizer optimizer, UnaryOperator<String> rename) {
+    public static Map<String, String> of(Optimizer optimizer, UnaryOperator<String> rename) {
         Map<String, String> out = new LinkedHashMap<>();
         out.put("numUpdate", String.valueOf(get(optimizer, "numUpdate")));
         out.put("beginNumUpdate", String.valueOf(get(optimizer, "beginNumUpdate")));
@@ -30,7 +30,7 @@ final class OptimizerCounts {
 
     /** Sets the counts of {@code optimizer} to {@code saved}, the state keys renamed back by {@code rename}. */
     @SuppressWarnings("unchecked")
-    static void load(Optimizer optimizer, Map<String, String> saved, UnaryOperator<String> rename) {
+    public static void load(Optimizer optimizer, Map<String, String> saved, UnaryOperator<String> rename) {
         set(optimizer, "numUpdate", Integer.valueOf(saved.get("numUpdate")));
         set(optimizer, "beginNumUpdate", Integer.valueOf(saved.get("beginNumUpdate")));
         Map<String, Integer> counts = (Map<String, Integer>) get(optimizer, "updateCounts");

@@ -1,4 +1,4 @@
-package org.d2l.multigpu.parallel;
+package org.d2l.multigpu.optimizer;
 
 import ai.djl.Device;
 import ai.djl.ndarray.NDArray;
@@ -61,7 +61,7 @@ public final class OptimizerState {
      * Whether {@code optimizer} keeps state between updates: every optimizer but plain SGD (SGD
      * without momentum, read from DJL's {@code momentum} field; when that cannot be read, assumed).
      */
-    static boolean keepsState(Optimizer optimizer) {
+    public static boolean keepsState(Optimizer optimizer) {
         if (!(optimizer instanceof Sgd)) {
             return true;
         }

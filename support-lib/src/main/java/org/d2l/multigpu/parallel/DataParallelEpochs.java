@@ -7,8 +7,8 @@ import ai.djl.nn.Block;
 import ai.djl.training.dataset.RandomAccessDataset;
 import java.util.List;
 import java.util.Locale;
-import org.d2l.multigpu.checkpoint.CheckpointPart;
-import org.d2l.multigpu.checkpoint.Checkpoints;
+import org.d2l.multigpu.checkpoint.CheckpointPolicy;
+import org.d2l.multigpu.checkpoint.Stateful;
 import org.d2l.multigpu.data.Batches;
 import org.d2l.multigpu.eval.Accuracy;
 import org.d2l.multigpu.runtime.NoGrad;
@@ -96,12 +96,12 @@ final class DataParallelEpochs implements EpochTrainer {
     }
 
     @Override
-    public Checkpoints checkpoints() {
-        return t.checkpoints;
+    public CheckpointPolicy checkpoints() {
+        return t.config.checkpoints();
     }
 
     @Override
-    public CheckpointPart state() {
+    public Stateful state() {
         // the data is part of the run: a checkpoint of a smaller DATASET_LIMIT must not pass for this run's
         return new TrainerState(t, java.util.Map.of("training examples", String.valueOf(trainSet.size()),
                 "test examples", String.valueOf(testSet == null ? 0 : testSet.size())));

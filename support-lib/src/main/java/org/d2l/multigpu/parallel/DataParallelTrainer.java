@@ -8,15 +8,14 @@ import ai.djl.ndarray.types.DataType;
 import ai.djl.nn.Block;
 import ai.djl.nn.Parameter;
 import ai.djl.training.dataset.RandomAccessDataset;
-import ai.djl.training.loss.Loss;
 import ai.djl.training.optimizer.Optimizer;
 import java.util.ArrayList;
 import java.util.List;
-import org.d2l.multigpu.checkpoint.Checkpoints;
 import org.d2l.multigpu.compression.CompressionHook;
 import org.d2l.multigpu.devices.Devices;
 import org.d2l.multigpu.devices.ReplicaStore;
 import org.d2l.multigpu.models.Init;
+import org.d2l.multigpu.optimizer.OptimizerState;
 import org.d2l.multigpu.precision.LossScale;
 import org.d2l.multigpu.precision.ParameterBytes;
 import org.d2l.multigpu.precision.PrecisionPolicy;
@@ -37,16 +36,14 @@ import org.d2l.multigpu.step.StepPhases;
  */
 public final class DataParallelTrainer implements AutoCloseable {
 
+    /** The settings the builder checked; read by {@link TrainerState} for checkpoints, as are the fields below. */
+    final TrainerConfig config;
     private final Block net;
     private final List<Device> devices;
-    private final Loss loss;
-    /** Read by {@link TrainerState} for checkpoints, as are the compression hook, masters and precision. */
     final Optimizer optimizer;
     private final ReplicaSync sync;
     /** The compressor over the collective, whose state checkpoints carry; null without optCompression. */
     final CompressionHook compression;
-    private final boolean progress;
-    private final boolean prefetch;
     final NDManager manager;
     /** The manager of the block's parameters when this trainer initialised them, freed by close(); else null. */
     private final NDManager ownParameters;
@@ -56,42 +53,35 @@ public final class DataParallelTrainer implements AutoCloseable {
     final PrecisionPolicy precision;
     /** Runs each global step: the replicas' passes, the rule's update, the phases' times. */
     private final GlobalStep core;
-    /** Micro-batches per global batch: gradients accumulated over them, synchronised once per step. */
-    final int accumulate;
     private final List<EpochMetrics> history = new ArrayList<>();
     private final EpochTally tally = new EpochTally();
-    /** The builder's checkpoint settings, or null. */
-    final Checkpoints checkpoints;
     private long steps;
     /** The seed of the data order: epoch e of a shuffled training set is read in an order drawn from (seed, e). */
     private long shuffleSeed;
 
-    private DataParallelTrainer(TrainerSettings<?> s) {
+    private DataParallelTrainer(TrainerConfig c) {
         Djl.setup();
-        this.net = s.net;
-        this.devices = List.copyOf(s.devices);
-        this.loss = s.loss;
-        this.optimizer = s.optimizer;
-        this.sync = s.sync;
-        this.progress = s.progress;
-        this.prefetch = s.prefetch;
-        this.checkpoints = s.checkpoints;
-        this.shuffleSeed = s.shuffleSeed != null ? s.shuffleSeed : ai.djl.util.RandomUtils.RANDOM.nextLong();
+        this.config = c;
+        this.net = c.net();
+        this.devices = c.devices();
+        this.optimizer = c.optimizer();
+        this.sync = c.sync();
+        this.shuffleSeed = c.shuffleSeed();
         Device home = devices.get(0);
         this.manager = NDManager.newBaseManager(home);
         if (net.isInitialized()) {
             ownParameters = null; // the caller's: they outlive close()
         } else {
-            Init.weights(net, s.initializer);
+            Init.weights(net, c.initializer());
             ownParameters = NDManager.newBaseManager(home);
-            net.initialize(ownParameters, DataType.FLOAT32, s.inputShape);
+            net.initialize(ownParameters, DataType.FLOAT32, c.inputShape());
         }
         List<Parameter> params = Replicas.parametersOn(net, home);
-        precision = PrecisionPolicy.create(s.dataType, s.masterWeights, s.lossScaler, net, devices, params, manager);
-        compression = s.compressor == null ? null : CompressionHook.of(s.compressor, s.collective);
-        masters = new Replicas(precision.masters(), params, s.collective, compression);
-        accumulate = s.accumulate;
-        core = new GlobalStep(net, loss, devices, sync, optimizer, masters, precision, s.concurrent, s.syncBatchNorm);
+        precision = PrecisionPolicy.create(c.dataType(), c.masterWeights(), c.lossScaler(), net, devices, params, manager);
+        compression = c.compressor() == null ? null : CompressionHook.of(c.compressor(), c.collective());
+        masters = new Replicas(precision.masters(), params, c.collective(), compression);
+        core = new GlobalStep(net, c.loss(), devices, sync, optimizer, masters, precision, c.concurrent(),
+                c.syncBatchNorm());
     }
 
     /** Starts a builder for training {@code net}. */
@@ -211,6 +201,7 @@ public final class DataParallelTrainer implements AutoCloseable {
     /** The global batch as {@link TrainerSettings#optAccumulate} micro-batches (sizes differing by at most one). */
     private List<NDList> microBatches(NDArray x, NDArray y) {
         long n = x.getShape().get(0);
+        int accumulate = config.accumulate();
         if (accumulate == 1) {
             return List.of(new NDList(x, y));
         }
@@ -279,7 +270,7 @@ public final class DataParallelTrainer implements AutoCloseable {
 
     /** This trainer bound to {@code trainSet} and {@code testSet} (may be null), for {@link TrainingLoop}. */
     public EpochTrainer epochs(RandomAccessDataset trainSet, RandomAccessDataset testSet) {
-        return new DataParallelEpochs(this, tally, manager, prefetch, trainSet, testSet);
+        return new DataParallelEpochs(this, tally, manager, config.prefetch(), trainSet, testSet);
     }
 
     /**
@@ -290,12 +281,12 @@ public final class DataParallelTrainer implements AutoCloseable {
      * running, and a {@link TrainingInterruptedException} says where it stopped.
      */
     public EpochMetrics trainEpoch(RandomAccessDataset trainSet, RandomAccessDataset testSet) {
-        return epochs(trainSet, testSet).trainEpoch(EpochListeners.of(progress));
+        return epochs(trainSet, testSet).trainEpoch(EpochListeners.of(config.progress()));
     }
 
     /** Whether the run wants a progress line. */
     boolean progress() {
-        return progress;
+        return config.progress();
     }
 
     /** The replicas' float32 parameters for evaluation (temporaries held by {@code tmp}). */

@@ -3,8 +3,8 @@ package org.d2l.multigpu.parallel;
 import ai.djl.Device;
 import ai.djl.nn.Block;
 import java.util.List;
-import org.d2l.multigpu.checkpoint.CheckpointPart;
-import org.d2l.multigpu.checkpoint.Checkpoints;
+import org.d2l.multigpu.checkpoint.CheckpointPolicy;
+import org.d2l.multigpu.checkpoint.Stateful;
 
 /**
  * A trainer bound to its data that trains one epoch at a time: what {@link TrainingLoop} drives, whether
@@ -49,7 +49,7 @@ public interface EpochTrainer {
     }
 
     /** Where and how this trainer's runs keep checkpoints (its builder's {@code optCheckpoints}), or null: none. */
-    default Checkpoints checkpoints() {
+    default CheckpointPolicy checkpoints() {
         return null;
     }
 
@@ -57,7 +57,7 @@ public interface EpochTrainer {
      * The trainer's state after its last finished epoch as a checkpoint part (parameters, optimizer state,
      * history), or null when it cannot be checkpointed (the default).
      */
-    default CheckpointPart state() {
+    default Stateful state() {
         return null;
     }
 }

@@ -18,9 +18,11 @@ import org.d2l.multigpu.eval.Accuracy;
 import org.d2l.multigpu.models.SyncBatchNorm;
 import org.d2l.multigpu.precision.PrecisionPolicy;
 import org.d2l.multigpu.runtime.Autograd;
+import org.d2l.multigpu.step.NonFiniteLoss;
 import org.d2l.multigpu.step.Phase;
 import org.d2l.multigpu.step.ShardPass;
 import org.d2l.multigpu.step.StepPhases;
+import org.d2l.multigpu.step.StepRollback;
 
 /**
  * One global step of a {@link DataParallelTrainer}: every replica's forward and backward passes over its shards

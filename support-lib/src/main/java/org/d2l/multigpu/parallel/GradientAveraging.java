@@ -11,6 +11,7 @@ import org.d2l.multigpu.collective.Partition;
 import org.d2l.multigpu.collective.Traffic;
 import org.d2l.multigpu.compression.CompressionHook;
 import org.d2l.multigpu.devices.OnDevice;
+import org.d2l.multigpu.optimizer.OptimizerState;
 import org.d2l.multigpu.step.Phase;
 import org.d2l.multigpu.step.StepPhases;
 

@@ -11,6 +11,7 @@ import org.d2l.multigpu.collective.Collective;
 import org.d2l.multigpu.collective.Traffic;
 import org.d2l.multigpu.devices.OnDevice;
 import org.d2l.multigpu.devices.ReplicaStore;
+import org.d2l.multigpu.optimizer.OptimizerState;
 import org.d2l.multigpu.step.Phase;
 import org.d2l.multigpu.step.StepPhases;
 

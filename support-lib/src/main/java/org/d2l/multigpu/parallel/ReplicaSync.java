@@ -1,6 +1,7 @@
 package org.d2l.multigpu.parallel;
 
 import ai.djl.training.optimizer.Optimizer;
+import org.d2l.multigpu.optimizer.OptimizerState;
 
 /**
  * How replicas are kept in step, one of two rules: {@link GradientAveraging} (one global batch split

@@ -6,10 +6,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.d2l.multigpu.checkpoint.Checkpoint;
-import org.d2l.multigpu.checkpoint.CheckpointPart;
+import org.d2l.multigpu.checkpoint.CheckpointPolicy;
 import org.d2l.multigpu.checkpoint.CheckpointStore;
 import org.d2l.multigpu.checkpoint.CheckpointWriter;
-import org.d2l.multigpu.checkpoint.Checkpoints;
+import org.d2l.multigpu.checkpoint.Stateful;
 
 /**
  * The checkpoints of one run of {@link TrainingLoop}: the resume before the first epoch, a checkpoint
@@ -21,16 +21,16 @@ final class RunCheckpoints implements AutoCloseable {
     private static final String LOOP = "loop.properties";
 
     private final EpochTrainer trainer;
-    private final Checkpoints settings;
-    private final List<CheckpointPart> parts = new ArrayList<>();
+    private final CheckpointPolicy settings;
+    private final List<Stateful> parts = new ArrayList<>();
     private final CheckpointWriter writer;
     private boolean stopped;
 
-    private RunCheckpoints(EpochTrainer trainer, Checkpoints settings, CheckpointPart caller) {
+    private RunCheckpoints(EpochTrainer trainer, CheckpointPolicy settings, Stateful caller) {
         this.trainer = trainer;
         this.settings = settings;
         if (settings != null) {
-            CheckpointPart state = trainer.state();
+            Stateful state = trainer.state();
             if (state == null) {
                 throw new IllegalStateException(trainer.getClass().getName() + " cannot keep checkpoints.");
             }
@@ -44,7 +44,7 @@ final class RunCheckpoints implements AutoCloseable {
     }
 
     /** The checkpoints of a run of {@code trainer} with the caller's own state {@code caller} (may be null). */
-    static RunCheckpoints of(EpochTrainer trainer, CheckpointPart caller) {
+    static RunCheckpoints of(EpochTrainer trainer, Stateful caller) {
         return new RunCheckpoints(trainer, trainer.checkpoints(), caller);
     }
 
@@ -79,7 +79,7 @@ final class RunCheckpoints implements AutoCloseable {
             return new ArrayList<>();
         }
         Checkpoint.checkSameRun(c.text(RUN), identity(), store.path(c.epoch()).toString());
-        for (CheckpointPart p : parts) {
+        for (Stateful p : parts) {
             p.load(c);
         }
         stopped = Boolean.parseBoolean(c.text(LOOP).get("stopped"));
@@ -107,7 +107,7 @@ final class RunCheckpoints implements AutoCloseable {
         Checkpoint c = new Checkpoint(trainer.getHistory().size());
         c.putText(RUN, identity());
         c.putText(LOOP, Map.of("stopped", Boolean.toString(stop)));
-        for (CheckpointPart p : parts) {
+        for (Stateful p : parts) {
             p.save(c);
         }
         writer.write(c);

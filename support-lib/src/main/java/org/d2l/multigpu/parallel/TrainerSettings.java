@@ -9,16 +9,16 @@ import ai.djl.training.loss.Loss;
 import ai.djl.training.optimizer.Nag;
 import ai.djl.training.optimizer.Optimizer;
 import ai.djl.training.tracker.Tracker;
-import java.util.List;
 import java.nio.file.Path;
-import org.d2l.multigpu.checkpoint.Checkpoints;
+import java.util.List;
+import org.d2l.multigpu.checkpoint.CheckpointPolicy;
+import org.d2l.multigpu.collective.Collective;
+import org.d2l.multigpu.compression.Compressor;
 import org.d2l.multigpu.devices.Devices;
 import org.d2l.multigpu.models.Init;
 import org.d2l.multigpu.precision.LossScaler;
 import org.d2l.multigpu.precision.PrecisionPolicy;
 import org.d2l.multigpu.runtime.Djl;
-import org.d2l.multigpu.collective.Collective;
-import org.d2l.multigpu.compression.Compressor;
 import org.d2l.multigpu.runtime.Env;
 
 /**
@@ -40,7 +40,7 @@ public abstract class TrainerSettings<B extends TrainerSettings<B>> {
     DataType dataType = DataType.FLOAT32;
     LossScaler lossScaler;
     boolean masterWeights = true;
-    Checkpoints checkpoints;
+    CheckpointPolicy checkpoints;
     Long shuffleSeed;
     boolean syncBatchNorm;
     int accumulate = 1;
@@ -167,11 +167,11 @@ public abstract class TrainerSettings<B extends TrainerSettings<B>> {
      * resumes from the newest valid one there, saying so in one line, unless {@link #optResume optResume(false)}.
      */
     public B optCheckpoints(Path dir) {
-        return optCheckpoints(Checkpoints.in(dir));
+        return optCheckpoints(CheckpointPolicy.in(dir));
     }
 
     /** Keeps checkpoints as {@code settings} say (folder, how many kept, resume, background writing). */
-    public B optCheckpoints(Checkpoints settings) {
+    public B optCheckpoints(CheckpointPolicy settings) {
         this.checkpoints = settings;
         return self();
     }
@@ -252,8 +252,11 @@ public abstract class TrainerSettings<B extends TrainerSettings<B>> {
         return Env.isOn("D2L_PROGRESS", true);
     }
 
-    /** These settings, checked: what is missing or cannot work is a clear error here, before any work. */
-    TrainerSettings<B> validated() {
+    /**
+     * These settings, checked and fixed: every option the trainer cannot honour is refused here, in one place,
+     * with a clear error, before any work.
+     */
+    TrainerConfig validated() {
         if (devices == null) {
             throw new IllegalArgumentException("No devices set: call setDevices(Devices.of(k)) on the builder.");
         }
@@ -286,7 +289,10 @@ public abstract class TrainerSettings<B extends TrainerSettings<B>> {
         if (compressor != null) {
             checkCompression();
         }
-        return this;
+        return new TrainerConfig(net, devices, loss, optimizer, sync, initializer, inputShape, concurrent, progress,
+                prefetch, dataType, lossScaler, masterWeights, checkpoints,
+                shuffleSeed != null ? shuffleSeed : ai.djl.util.RandomUtils.RANDOM.nextLong(), syncBatchNorm, accumulate,
+                collective, compressor);
     }
 
     private void checkCompression() {

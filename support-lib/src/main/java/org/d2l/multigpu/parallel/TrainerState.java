@@ -11,9 +11,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.d2l.multigpu.checkpoint.Checkpoint;
-import org.d2l.multigpu.checkpoint.CheckpointPart;
 import org.d2l.multigpu.checkpoint.ParameterFile;
+import org.d2l.multigpu.checkpoint.Stateful;
 import org.d2l.multigpu.devices.ReplicaStore;
+import org.d2l.multigpu.optimizer.OptimizerCounts;
+import org.d2l.multigpu.optimizer.OptimizerState;
 import org.d2l.multigpu.precision.LossScale;
 import org.d2l.multigpu.runtime.NoGrad;
 
@@ -30,7 +32,7 @@ import org.d2l.multigpu.runtime.NoGrad;
  * replicas on the CPU (both compute one after another, in a fixed order); GPUs on worker threads only as
  * far as their kernels are deterministic.
  */
-final class TrainerState implements CheckpointPart {
+final class TrainerState implements Stateful {
 
     private final DataParallelTrainer t;
     private final Map<String, String> nameOfId = new HashMap<>();
@@ -54,8 +56,8 @@ final class TrainerState implements CheckpointPart {
         id.put("precision", t.describePrecision());
         id.put("rule", t.getSync().describe());
         id.put("optimizer", t.optimizer.getClass().getName());
-        if (t.accumulate > 1) { // only when set, so that checkpoints written before these settings still resume
-            id.put("micro-batches per step", String.valueOf(t.accumulate));
+        if (t.config.accumulate() > 1) { // only when set, so that checkpoints written before these settings still resume
+            id.put("micro-batches per step", String.valueOf(t.config.accumulate()));
         }
         if (t.syncBatchNorm()) {
             id.put("BatchNorm statistics", "synchronised over the replicas");

@@ -2,7 +2,7 @@ package org.d2l.multigpu.parallel;
 
 import java.util.List;
 import java.util.function.Predicate;
-import org.d2l.multigpu.checkpoint.CheckpointPart;
+import org.d2l.multigpu.checkpoint.Stateful;
 
 /**
  * The one epoch loop of every trainer: {@code fit} for a number of epochs, and early stopping, over an
@@ -37,7 +37,7 @@ public final class TrainingLoop {
      * {@code onEpoch} again and returned with the new ones, and {@code stopAfter} is asked only of new ones.
      */
     public static List<EpochMetrics> run(EpochTrainer trainer, int maxEpochs, Predicate<EpochMetrics> stopAfter,
-            CheckpointPart caller, EpochListener... listeners) {
+            Stateful caller, EpochListener... listeners) {
         EpochListeners events = EpochListeners.of(trainer.progress(), listeners);
         try (RunCheckpoints checkpoints = RunCheckpoints.of(trainer, caller)) {
             events.onFitStart(maxEpochs);

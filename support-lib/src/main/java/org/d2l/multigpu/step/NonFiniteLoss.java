@@ -1,4 +1,4 @@
-package org.d2l.multigpu.parallel;
+package org.d2l.multigpu.step;
 
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDArrays;

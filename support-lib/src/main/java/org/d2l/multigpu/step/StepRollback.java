@@ -1,4 +1,4 @@
-package org.d2l.multigpu.parallel;
+package org.d2l.multigpu.step;
 
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
@@ -13,14 +13,14 @@ import org.d2l.multigpu.devices.ReplicaStore;
  * gradients its backward passes left, and the running statistics (BatchNorm's) its forward passes
  * changed, which are saved when the step starts.
  */
-final class StepRollback {
+public final class StepRollback {
 
     private final List<ReplicaStore> replicas;
     private final List<Parameter> params;
     private final List<List<NDArray>> saved = new ArrayList<>();
 
     /** Saves the running statistics of {@code replicas}; the copies are freed with {@code step}. */
-    StepRollback(List<ReplicaStore> replicas, List<Parameter> params, NDManager step) {
+    public StepRollback(List<ReplicaStore> replicas, List<Parameter> params, NDManager step) {
         this.replicas = replicas;
         this.params = params;
         for (ReplicaStore r : replicas) {
@@ -37,7 +37,7 @@ final class StepRollback {
     }
 
     /** Sets every replica's gradients to zero and puts the saved running statistics back. */
-    void undo() {
+    public void undo() {
         for (ReplicaStore r : replicas) {
             for (Parameter p : params) {
                 if (p.requiresGradient()) {

@@ -33,7 +33,7 @@ class CheckpointStoreTest {
     }
 
     private CheckpointStore storeWithEpochs(int keep, int... epochs) {
-        CheckpointStore store = new CheckpointStore(Checkpoints.in(dir).keepLast(keep));
+        CheckpointStore store = new CheckpointStore(CheckpointPolicy.in(dir).keepLast(keep));
         for (int e : epochs) {
             store.write(checkpoint(e));
         }
@@ -118,7 +118,7 @@ class CheckpointStoreTest {
     void aFolderThatCannotBeWrittenFailsBeforeTraining() throws IOException {
         Path file = Files.writeString(dir.resolve("a-file"), "not a folder");
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> Checkpoints.in(file.resolve("run")).checkWritable());
+                () -> CheckpointPolicy.in(file.resolve("run")).checkWritable());
         assertTrue(e.getMessage().startsWith("Cannot write checkpoints to"), e.getMessage());
     }
 

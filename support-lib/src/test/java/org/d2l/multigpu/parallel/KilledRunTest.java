@@ -15,8 +15,8 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import java.util.stream.Stream;
+import org.d2l.multigpu.checkpoint.CheckpointPolicy;
 import org.d2l.multigpu.checkpoint.CheckpointStore;
-import org.d2l.multigpu.checkpoint.Checkpoints;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -96,7 +96,7 @@ class KilledRunTest {
         Process first = start(dir, 7, out, 0);
         readUntil(first, l -> l.equals("step 3 32")); // mid-epoch 3, after two checkpoints
         kill(first);
-        CheckpointStore store = new CheckpointStore(Checkpoints.in(dir));
+        CheckpointStore store = new CheckpointStore(CheckpointPolicy.in(dir));
         // checkpoint 2 is on disk, or still being written on the background thread (then 1 is the newest)
         int kept = store.newestValid(0, 0, n -> {}).epoch();
         assertTrue(kept == 1 || kept == 2, "checkpoints " + store.epochs());

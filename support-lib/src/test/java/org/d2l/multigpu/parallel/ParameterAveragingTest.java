@@ -22,6 +22,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
 import org.d2l.multigpu.models.LeNet;
+import org.d2l.multigpu.optimizer.OptimizerState;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

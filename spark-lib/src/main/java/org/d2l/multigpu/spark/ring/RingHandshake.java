@@ -1,4 +1,4 @@
-package org.d2l.multigpu.spark;
+package org.d2l.multigpu.spark.ring;
 
 import java.io.DataInputStream;
 import java.io.DataOutputStream;

@@ -1,4 +1,4 @@
-package org.d2l.multigpu.spark;
+package org.d2l.multigpu.spark.ring;
 
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
@@ -20,13 +20,13 @@ import org.d2l.multigpu.devices.OnDevice;
  * values round the ring as a message; the trainers need neither: every rank updates its own replica with the
  * allreduced gradients.
  */
-final class TcpRingCollective implements Collective {
+public final class TcpRingCollective implements Collective {
 
     private final TcpRing ring;
     private final int bucket;
 
     /** This rank of {@code ring}, allreducing in buckets of at most {@code bucket} elements. */
-    TcpRingCollective(TcpRing ring, int bucket) {
+    public TcpRingCollective(TcpRing ring, int bucket) {
         this.ring = ring;
         this.bucket = bucket;
     }

@@ -11,8 +11,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.d2l.multigpu.checkpoint.Checkpoint;
-import org.d2l.multigpu.checkpoint.CheckpointPart;
 import org.d2l.multigpu.checkpoint.ParameterFile;
+import org.d2l.multigpu.checkpoint.Stateful;
 import org.d2l.multigpu.devices.OnDevice;
 import org.d2l.multigpu.parallel.EpochTrainer;
 import org.d2l.multigpu.parallel.ParameterSnapshot;
@@ -21,7 +21,7 @@ import org.d2l.multigpu.parallel.ParameterSnapshot;
  * What a checkpoint holds of an early-stopping run: the rule's scores, best epoch and score, time taken
  * and last decision, and the best epoch's parameters (by parameter name), kept in {@code best[0]}.
  */
-final class StoppingState implements CheckpointPart {
+final class StoppingState implements Stateful {
 
     private static final String RULE = "early-stopping.properties";
     private static final String BEST = "best.ndlist";

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDList;
 import org.d2l.multigpu.models.LeNet;
+import org.d2l.multigpu.step.NonFiniteLoss;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
