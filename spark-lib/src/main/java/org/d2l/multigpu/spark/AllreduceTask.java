@@ -20,6 +20,8 @@ import org.apache.spark.BarrierTaskContext;
 import org.apache.spark.SparkEnv;
 import org.apache.spark.broadcast.Broadcast;
 import org.d2l.multigpu.collective.Collective;
+import org.d2l.multigpu.collective.GradientBucket;
+import org.d2l.multigpu.collective.GradientHook;
 import org.d2l.multigpu.collective.Traffic;
 import org.d2l.multigpu.compression.CompressionHook;
 import org.d2l.multigpu.compression.Compressor;
@@ -40,8 +42,9 @@ import scala.runtime.AbstractFunction1;
  * One barrier task of {@link AllreduceTrainer}'s fit: it loads the driver's parameters (and optimizer
  * state) into its replica, joins the TCP ring of the stage once, and for every step of every epoch of the
  * fit runs forward and backward on its shard of the global batch (its loss weighted by its share of the
- * batch), sums the gradients over the ring through the collective seam ({@link TcpRingCollective}; with
- * a compressor, {@link CompressionHook} over it) and takes the same optimizer update as every other task; after
+ * batch), sums the gradients over the ring through a gradient hook over the collective seam ({@link
+ * TcpRingCollective}: the plain hook, or {@link CompressionHook} with a compressor) and takes the same optimizer
+ * update as every other task; after
  * each epoch it reports to the driver ({@link DriverLink}), and it stops after a step when the driver asks.
  */
 final class AllreduceTask extends AbstractFunction1<Iterator<Shard>, Iterator<RankResult>> implements Serializable {
@@ -124,6 +127,9 @@ final class AllreduceTask extends AbstractFunction1<Iterator<Shard>, Iterator<Ra
             Collective collective = ring == null ? null : new TcpRingCollective(ring, plan.bucketElements());
             CompressionHook compression = collective == null || plan.compressor() == null ? null
                     : CompressionHook.of(plan.compressor(), collective);
+            // where the gradients leave this rank: compressed, or summed as they are in one bucket
+            GradientHook hook = collective == null ? null : compression != null ? compression
+                    : GradientHook.allreduce(collective);
             CompressionValues reported = CompressionValues.empty();
             if (compression != null) {
                 compressionState.value().forReplica(rank).loadInto(compression.state()); // its residuals, the shared Q
@@ -157,9 +163,8 @@ final class AllreduceTask extends AbstractFunction1<Iterator<Shard>, Iterator<Ra
                         }
                         long t1 = System.nanoTime();
                         flatten(all, buffer, b.size() > 0);
-                        if (collective != null) {
-                            Traffic t = compression == null ? allreduce(collective, buffer, rank, k, step)
-                                    : allreduce(compression, all, buffer, rank, k, step);
+                        if (hook != null) {
+                            Traffic t = allreduce(hook, all, buffer, rank, k, step);
                             sent += t.sentBytes()[rank];
                             received += t.receivedBytes()[rank];
                         }
@@ -205,63 +210,37 @@ final class AllreduceTask extends AbstractFunction1<Iterator<Shard>, Iterator<Ra
     }
 
     /**
-     * Sums {@code buffer} over the ranks in place through the collective seam ({@code c}, this rank's entry of
-     * {@code k}); returns the traffic it caused.
+     * Sums {@code buffer} (every parameter's gradient or running statistic, in the network's order) over the ranks
+     * in place through {@code hook}: one bucket whose entries are this rank's slices of it, the gradients named by
+     * their parameters (a compressor's state is kept per name, the same in every JVM); returns the traffic.
      */
-    static Traffic allreduce(Collective c, float[] buffer, int rank, int k, NDManager step) {
-        NDArray flat = step.create(buffer);
-        List<NDArray> slots = new ArrayList<>(Collections.nCopies(k, (NDArray) null));
-        slots.set(rank, flat);
-        Traffic t = c.allreduce("gradients and statistics", slots);
-        System.arraycopy(flat.toFloatArray(), 0, buffer, 0, buffer.length);
-        return t;
-    }
-
-    /**
-     * Sums {@code buffer} over the ranks in place through {@code c}, a compressor over the ring: each trained
-     * parameter's gradient compressed on its own (its name the key of its state, its shape PowerSGD's
-     * matrix), the running statistics plain; returns the traffic it caused.
-     */
-    static Traffic allreduce(CompressionHook c, List<Pair<String, Parameter>> all, float[] buffer, int rank, int k,
+    static Traffic allreduce(GradientHook hook, List<Pair<String, Parameter>> all, float[] buffer, int rank, int k,
             NDManager step) {
-        Traffic traffic = Traffic.none(k);
-        List<float[]> statistics = new ArrayList<>();
+        GradientBucket bucket = new GradientBucket();
+        List<NDArray> mine = new ArrayList<>(all.size());
         int at = 0;
         for (Pair<String, Parameter> p : all) {
             NDArray w = p.getValue().getArray();
             int size = (int) w.size();
+            NDArray a = step.create(Arrays.copyOfRange(buffer, at, at + size), w.getShape());
+            List<NDArray> slots = new ArrayList<>(Collections.nCopies(k, (NDArray) null));
+            slots.set(rank, a);
             if (p.getValue().requiresGradient()) {
-                NDArray g = step.create(Arrays.copyOfRange(buffer, at, at + size), w.getShape());
-                List<NDArray> slots = new ArrayList<>(Collections.nCopies(k, (NDArray) null));
-                slots.set(rank, g);
-                traffic = traffic.plus(c.allreduce(p.getKey(), slots));
-                System.arraycopy(g.toFloatArray(), 0, buffer, at, size);
+                bucket.addGradient(p.getKey(), slots);
             } else {
-                statistics.add(Arrays.copyOfRange(buffer, at, at + size));
+                bucket.addExact(p.getKey(), slots); // running statistics are averaged exactly, never compressed
             }
+            mine.add(a);
             at += size;
         }
-        if (!statistics.isEmpty()) { // running statistics are averaged exactly, not compressed
-            int n = statistics.stream().mapToInt(v -> v.length).sum();
-            float[] flat = new float[n];
-            int to = 0;
-            for (float[] v : statistics) {
-                System.arraycopy(v, 0, flat, to, v.length);
-                to += v.length;
-            }
-            traffic = traffic.plus(allreduce(c.wire(), flat, rank, k, step));
-            at = 0;
-            to = 0;
-            for (Pair<String, Parameter> p : all) {
-                int size = (int) p.getValue().getArray().size();
-                if (!p.getValue().requiresGradient()) {
-                    System.arraycopy(flat, to, buffer, at, size);
-                    to += size;
-                }
-                at += size;
-            }
+        Traffic t = hook.allreduce(bucket);
+        at = 0;
+        for (NDArray a : mine) {
+            float[] sum = a.toFloatArray();
+            System.arraycopy(sum, 0, buffer, at, sum.length);
+            at += sum.length;
         }
-        return traffic;
+        return t;
     }
 
     /** The epoch this task is training, for its messages. */

@@ -3,14 +3,17 @@ package org.d2l.multigpu.compression;
 import ai.djl.ndarray.NDArray;
 import java.util.List;
 import org.d2l.multigpu.collective.Collective;
+import org.d2l.multigpu.collective.GradientBucket;
+import org.d2l.multigpu.collective.GradientHook;
 import org.d2l.multigpu.collective.Traffic;
 
 /**
  * The hook gradients leave through when they are compressed, as DDP's communication hook: a {@link Compressor}
  * and the {@link CompressionState} it keeps between steps (residuals, thresholds, Q, which checkpoints carry),
- * over the collective that moves its messages; what is not a gradient goes through that collective as it is.
+ * over the collective that moves its messages; each gradient of a bucket is compressed on its own (its name the
+ * key of its state, its shape PowerSGD's matrix), and what is not a gradient goes through that collective as it is.
  */
-public final class CompressionHook {
+public final class CompressionHook implements GradientHook {
 
     private final Compressor compressor;
     private final Collective wire;
@@ -27,6 +30,18 @@ public final class CompressionHook {
             throw new IllegalArgumentException("A compression hook needs a compressor and a collective to send through.");
         }
         return new CompressionHook(compressor, wire);
+    }
+
+    @Override
+    public Traffic allreduce(GradientBucket bucket) {
+        Traffic t = Traffic.none(bucket.arrays(0).size());
+        for (int j = 0; j < bucket.size(); j++) {
+            if (bucket.isGradient(j)) {
+                t = t.plus(compressor.allreduce(bucket.key(j), bucket.arrays(j), wire, state));
+            }
+        }
+        GradientBucket exact = bucket.only(j -> !bucket.isGradient(j));
+        return exact.size() == 0 ? t : t.plus(exact.allreduceFlat(wire)); // running statistics: exact sums
     }
 
     /**

@@ -7,9 +7,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.IntStream;
 import org.d2l.multigpu.collective.Collective;
+import org.d2l.multigpu.collective.GradientBucket;
+import org.d2l.multigpu.collective.GradientHook;
 import org.d2l.multigpu.collective.Partition;
 import org.d2l.multigpu.collective.Traffic;
-import org.d2l.multigpu.compression.CompressionHook;
 import org.d2l.multigpu.devices.OnDevice;
 import org.d2l.multigpu.optimizer.OptimizerState;
 import org.d2l.multigpu.step.Phase;
@@ -96,9 +97,9 @@ public final class GradientAveraging implements ReplicaSync {
      * {@code active} replicas (the others hold none: a last batch smaller than k gives only some replicas a shard,
      * weighted by its share) are reduced on the parameter's owner; each owner's optimizer updates its parameters
      * once (every replica then sets its gradients to zero); the owners broadcast them, and running statistics
-     * are averaged over the active replicas. With a compression hook ({@link Replicas#compression()}), each
-     * gradient is allreduced through it instead (every replica, compressed) and every replica takes the same
-     * update itself, as DDP does: parameters never travel. Records the phases (SYNC, UPDATE) in
+     * are averaged over the active replicas. With a gradient hook ({@link Replicas#hook()}: compression), the
+     * gradients go through it instead, in one bucket, and every replica takes the same update itself, as DDP
+     * does: parameters never travel. Records the phases (SYNC, UPDATE) in
      * {@link Replicas#phases()}; returns the bytes the collective moved.
      */
     @Override
@@ -108,8 +109,9 @@ public final class GradientAveraging implements ReplicaSync {
         StepPhases phases = replicas.phases();
         int k = replicas.size();
         int[] owner = owners(replicas);
-        CompressionHook hook = replicas.compression();
+        GradientHook hook = replicas.hook();
         boolean everywhere = hook != null;
+        GradientBucket bucket = new GradientBucket(); // with a hook: every trained gradient, in the network's order
         int[] from = IntStream.range(0, active).toArray();
         long bytes = 0;
         // getGradient() returns a new handle on the gradient each call: close each one used.
@@ -126,9 +128,14 @@ public final class GradientAveraging implements ReplicaSync {
                 for (int i = 0; i < k; i++) {
                     g.add(everywhere || i < active || i == owner[j] ? replicas.get(i).get(p.getId()).getGradient() : null);
                 }
-                Traffic t = everywhere ? (k > 1 ? hook.allreduce(p.getId(), g) : null)
-                        : c.reduce(p.getId(), g, from, g.get(owner[j]), owner[j]);
-                bytes += t == null ? 0 : t.totalSentBytes();
+                if (everywhere) {
+                    bucket.addGradient(p.getId(), g);
+                } else {
+                    bytes += c.reduce(p.getId(), g, from, g.get(owner[j]), owner[j]).totalSentBytes();
+                }
+            }
+            if (everywhere && k > 1 && bucket.size() > 0) {
+                bytes += hook.allreduce(bucket).totalSentBytes();
             }
             phases.add(0, k, Phase.SYNC, start);
             for (int i = 0; i < k; i++) { // each replica updates what it owns, then sets its gradients back to zero
@@ -191,7 +198,7 @@ public final class GradientAveraging implements ReplicaSync {
         OptimizerState state = OptimizerState.of(optimizer);
         List<Parameter> params = replicas.parameters();
         int[] owner = owners(replicas);
-        boolean everywhere = replicas.compression() != null;
+        boolean everywhere = replicas.hook() != null;
         long[] bytes = new long[replicas.size()];
         for (int j = 0; j < params.size(); j++) {
             if (!params.get(j).requiresGradient()) {

@@ -12,7 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.d2l.multigpu.collective.Collective;
-import org.d2l.multigpu.compression.CompressionHook;
+import org.d2l.multigpu.collective.GradientHook;
 import org.d2l.multigpu.devices.OnDevice;
 import org.d2l.multigpu.devices.ReplicaStore;
 import org.d2l.multigpu.step.StepPhases;
@@ -28,16 +28,16 @@ public final class Replicas {
     private final List<ReplicaStore> stores;
     private final List<Parameter> params;
     private final Collective collective;
-    private final CompressionHook compression;
+    private final GradientHook hook;
     private final BitSet stepped = new BitSet();
     private int rounds;
     private StepPhases phases;
 
-    Replicas(List<ReplicaStore> stores, List<Parameter> params, Collective collective, CompressionHook compression) {
+    Replicas(List<ReplicaStore> stores, List<Parameter> params, Collective collective, GradientHook hook) {
         this.stores = List.copyOf(stores);
         this.params = List.copyOf(params);
         this.collective = collective;
-        this.compression = compression;
+        this.hook = hook;
     }
 
     /**
@@ -66,11 +66,12 @@ public final class Replicas {
     }
 
     /**
-     * The hook through which gradients leave the replicas compressed (as DDP's communication hook), over
-     * {@link #collective()}, with its own state; null when gradients go through the collective as they are.
+     * The hook through which gradients leave the replicas in buckets, every replica taking the summed gradients
+     * (as DDP's communication hook; compression plugs in here); null when the rule reduces each gradient onto
+     * its parameter's owner through {@link #collective()} instead.
      */
-    public CompressionHook compression() {
-        return compression;
+    public GradientHook hook() {
+        return hook;
     }
 
     /** Where the rule records when it synchronised and updated in the current step (phases SYNC and UPDATE). */
