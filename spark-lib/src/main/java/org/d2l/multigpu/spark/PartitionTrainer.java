@@ -42,14 +42,16 @@ public final class PartitionTrainer implements FlatMapFunction<Iterator<Shard>, 
     private final int epoch;
     private final int firstStep;
     private final int frequency;
+    private final int partitions;
 
     /**
      * The task of round {@code round} in epoch {@code epoch} (counted from 0; optimizer state null
      * when there is none yet), whose local steps are the partition's minibatches {@code firstStep}
-     * to {@code firstStep + frequency - 1}.
+     * to {@code firstStep + frequency - 1}, of {@code partitions} in all.
      */
     public PartitionTrainer(Broadcast<ParameterValues> params, Broadcast<ParameterValues> optimizerState,
-            ModelFactory model, OptimizerFactory optimizer, int round, int epoch, int firstStep, int frequency) {
+            ModelFactory model, OptimizerFactory optimizer, int round, int epoch, int firstStep, int frequency,
+            int partitions) {
         this.params = params;
         this.optimizerState = optimizerState;
         this.model = model;
@@ -58,6 +60,7 @@ public final class PartitionTrainer implements FlatMapFunction<Iterator<Shard>, 
         this.epoch = epoch;
         this.firstStep = firstStep;
         this.frequency = frequency;
+        this.partitions = partitions;
     }
 
     @Override
@@ -138,7 +141,13 @@ public final class PartitionTrainer implements FlatMapFunction<Iterator<Shard>, 
             long trainNanos = System.nanoTime() - t0;
             ParameterValues trained = ParameterValues.of(net);
             ParameterValues trainedState = takeState(state, net);
-            return new PartialSum(trained, trainedState, 1, end - firstStep, lossSum, correct, examples, trainNanos);
+            // what this partition received from the broadcast and sends back, in float32 elements
+            long[] sent = new long[partitions];
+            long[] received = new long[partitions];
+            sent[shard.partition()] = trained.size() + (trainedState == null ? 0 : trainedState.size());
+            received[shard.partition()] = params.value().size() + (startState == null ? 0 : startState.size());
+            return new PartialSum(trained, trainedState, 1, end - firstStep, lossSum, correct, examples, trainNanos,
+                    sent, received);
         } finally {
             ExecutorRuntime.release(model, net);
         }

@@ -12,6 +12,7 @@ import java.util.regex.Pattern;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.broadcast.Broadcast;
 import org.d2l.multigpu.checkpoint.CheckpointPolicy;
+import org.d2l.multigpu.collective.Traffic;
 import org.d2l.multigpu.data.Batches;
 import org.d2l.multigpu.eval.Accuracy;
 import org.d2l.multigpu.parallel.EpochListener;
@@ -127,7 +128,8 @@ public final class SparkTrainer implements AutoCloseable {
         PartialSum total;
         try {
             total = data.rdd()
-                    .mapPartitions(new PartitionTrainer(bc, bcState, model, optimizer, round, done.epochs(), firstStep, frequency))
+                    .mapPartitions(new PartitionTrainer(bc, bcState, model, optimizer, round, done.epochs(), firstStep, frequency,
+                            partitions))
                     .treeAggregate(PartialSum.ZERO, PartialSum::plus, PartialSum::plus, 2);
         } catch (Exception ex) {
             throw failure(round, ex);
@@ -143,9 +145,10 @@ public final class SparkTrainer implements AutoCloseable {
                 done.optimizerState(total.stateSum().dividedBy(total.replicas()));
             }
         }
-        long bytes = 4L * total.replicas() * (current.size() + (total.stateSum() == null ? 0 : total.stateSum().size()));
+        Traffic traffic = total.traffic(partitions);
         RoundResult r = new RoundResult(round, total.replicas(), total.steps(), total.lossSum(), total.correct(),
-                total.examples(), bytes, (System.nanoTime() - t0) / 1e9, total.maxTrainNanos() / 1e9);
+                total.examples(), traffic.totalSentBytes(), (System.nanoTime() - t0) / 1e9, total.maxTrainNanos() / 1e9,
+                traffic);
         roundLog.add(r);
         return r;
     }

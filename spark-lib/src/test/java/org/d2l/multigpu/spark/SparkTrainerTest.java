@@ -217,6 +217,27 @@ class SparkTrainerTest {
     }
 
     @Test
+    void aRoundsTrafficIsWhatEachPartitionThatTrainedSentBackAndReceivedFromTheBroadcast() {
+        // 5 minibatches on 3 partitions (2, 2, 1) at frequency 1: round 1 trains all three, round 2 partitions 0
+        // and 1 only; with momentum the state (one value per parameter) travels both ways from round 2 on
+        try (SparkTrainer spark = trainer(3, 1, OptimizerFactory.sgd(0.1f, 0.9f));
+                ShardedData data = spark.distribute(SyntheticData.minibatches(5, 4, 5))) {
+            long n = ParameterValues.of(spark.getNet()).size();
+            RoundResult first = spark.trainRound(data, 0);
+            RoundResult second = spark.trainRound(data, 1);
+            assertEquals(List.of(2 * n, 2 * n, 2 * n), Arrays.stream(first.traffic().sent()).boxed().toList(),
+                    "round 1: every partition sends its parameters and its momentum");
+            assertEquals(List.of(n, n, n), Arrays.stream(first.traffic().received()).boxed().toList(),
+                    "round 1: every partition receives the parameters (no state yet)");
+            assertEquals(List.of(2 * n, 2 * n, 0L), Arrays.stream(second.traffic().sent()).boxed().toList(),
+                    "round 2: partition 2 has no minibatch left and sends nothing");
+            assertEquals(List.of(2 * n, 2 * n, 0L), Arrays.stream(second.traffic().received()).boxed().toList(),
+                    "round 2: the averaged state travels with the parameters");
+            assertEquals(4 * 2 * n * 2, second.bytes(), "bytes: 4 per float32 element the replicas sent back");
+        }
+    }
+
+    @Test
     void tasksCapPyTorchThreadsAndPutTheDefaultBackForTheDriversThreads() throws Exception {
         int before = ai.djl.pytorch.jni.JniUtils.getNumThreads();
         try (SparkTrainer spark = trainer(2, 1, 0.1f); ShardedData data = spark.distribute(SyntheticData.minibatches(2, 4, 1))) {
