@@ -255,7 +255,7 @@ public final class SparkBench {
             try (DataParallelTrainer t = DataParallelTrainer.builder(net).setDevices(Devices.virtual(workers))
                     .optOptimizer(opt.newOptimizer()).optInputShape(Models.LENET.inputShape())
                     .optSync(gradients ? GradientAveraging.mean()
-                            : ParameterAveraging.builder().averagingFrequency(frequency).averageUpdaters(true).build())
+                            : ParameterAveraging.builder().optAveragingFrequency(frequency).optAverageUpdaters(true).build())
                     .optProgress(false).build()) {
                 t.trainEpoch(train, null); // warm-up
                 long t0 = System.nanoTime();

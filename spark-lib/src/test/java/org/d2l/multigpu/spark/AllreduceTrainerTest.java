@@ -160,17 +160,17 @@ class AllreduceTrainerTest {
     void earlyStoppingStopsTheFitsStageAndKeepsTheBestEpoch() {
         double[] scores = {3, 1, 2, 2, 2, 2};
         java.util.Map<Integer, ParameterValues> seen = new java.util.HashMap<>();
-        org.d2l.multigpu.parallel.earlystopping.ScoreMonitor fixed = org.d2l.multigpu.parallel.earlystopping.ScoreMonitor
+        org.d2l.multigpu.earlystopping.ScoreMonitor fixed = org.d2l.multigpu.earlystopping.ScoreMonitor
                 .lowerIsBetter("fixed score", (t, m) -> {
                     seen.put(m.epoch(), ParameterValues.of(t.getNet()));
                     return scores[m.epoch() - 1];
                 });
-        var config = org.d2l.multigpu.parallel.earlystopping.EarlyStoppingConfiguration.builder().optMonitor(fixed)
+        var config = org.d2l.multigpu.earlystopping.EarlyStoppingConfiguration.builder().optMonitor(fixed)
                 .optMaxEpochs(scores.length).optEpochPatience(2).build();
         try (AllreduceTrainer spark = AllreduceTrainer.builder(Models.LENET).setPartitions(2)
                 .optOptimizer(OptimizerFactory.sgd(0.1f)).optContext(sc).build();
                 SplitData data = spark.distribute(SyntheticData.minibatches(4, 8, 11))) {
-            var r = new org.d2l.multigpu.parallel.earlystopping.EarlyStoppingParallelTrainer(config, spark.epochs(data, null)).fit();
+            var r = new org.d2l.multigpu.earlystopping.EarlyStoppingParallelTrainer(config, spark.epochs(data, null)).fit();
             assertEquals(4, r.totalEpochs(), r.summary());
             assertEquals(2, r.bestEpoch());
             assertEquals(0, ParameterValues.of(spark.getNet()).maxAbsDifference(seen.get(2)), "the best epoch's model");

@@ -44,7 +44,7 @@ final class InProcess {
             net.initialize(manager, DataType.FLOAT32, Models.LENET.inputShape());
             start.loadInto(net);
             ArrayDataset data = Minibatch.asDataset(batches, manager);
-            ParameterAveraging sync = ParameterAveraging.builder().averagingFrequency(n).averageUpdaters(true).build();
+            ParameterAveraging sync = ParameterAveraging.builder().optAveragingFrequency(n).optAverageUpdaters(true).build();
             try (DataParallelTrainer t = DataParallelTrainer.builder(net).setDevices(Devices.virtual(k))
                     .optOptimizer(optimizer.newOptimizer()).optSync(sync).optProgress(false).build()) {
                 for (int e = 0; e < epochs; e++) {

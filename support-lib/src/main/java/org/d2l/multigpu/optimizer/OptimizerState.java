@@ -35,14 +35,14 @@ public final class OptimizerState {
     public static OptimizerState of(Optimizer optimizer) {
         List<Map<String, Map<Device, NDArray>>> maps = new ArrayList<>();
         for (Object value : DjlFields.valuesOfType(optimizer, OptimizerState::isStateMap, "averaging or carrying "
-                + "the optimizer's state (turn it off with averageUpdaters(false))")) {
+                + "the optimizer's state (turn it off with optAverageUpdaters(false))")) {
             maps.add((Map<String, Map<Device, NDArray>>) value);
         }
         if (maps.isEmpty() && keepsState(optimizer)) {
             throw new IllegalStateException("Optimizer " + optimizer.getClass().getName() + " keeps per-parameter "
                     + "state (momentum or moments), but none of its fields holds it as Map<String, Map<Device, "
                     + "NDArray>>, the form of DJL's own optimizers: its state cannot be averaged or carried. Use "
-                    + "averageUpdaters(false) to keep each worker's state apart, or one of DJL's optimizers.");
+                    + "optAverageUpdaters(false) to keep each worker's state apart, or one of DJL's optimizers.");
         }
         return new OptimizerState(maps);
     }

@@ -55,7 +55,7 @@ public final class ParameterAveraging implements ReplicaSync {
 
     /** Averages every {@code n} rounds, with optimizer state averaged. */
     public static ParameterAveraging every(int n) {
-        return builder().averagingFrequency(n).build();
+        return builder().optAveragingFrequency(n).build();
     }
 
     /** The number of rounds between two averagings. */
@@ -189,7 +189,7 @@ public final class ParameterAveraging implements ReplicaSync {
         if (!found && OptimizerState.keepsState(optimizer)) {
             throw new IllegalStateException("Optimizer " + optimizer.getClass().getName() + " keeps state, but "
                     + "after the workers' steps none was found under their parameters' keys: averaging it would "
-                    + "silently do nothing. Use averageUpdaters(false), or one of DJL's optimizers.");
+                    + "silently do nothing. Use optAverageUpdaters(false), or one of DJL's optimizers.");
         }
         return bytes;
     }
@@ -215,7 +215,7 @@ public final class ParameterAveraging implements ReplicaSync {
                 frequency, averageUpdaters ? "averaged" : "kept per worker");
     }
 
-    /** Configures a {@link ParameterAveraging}, DL4J style. */
+    /** Configures a {@link ParameterAveraging}, DJL style (the options of DL4J's ParallelWrapper under DJL's names). */
     public static final class Builder {
         private int frequency = 1;
         private boolean averageUpdaters = true;
@@ -223,7 +223,7 @@ public final class ParameterAveraging implements ReplicaSync {
         private Builder() {}
 
         /** Averages every {@code n} rounds (DL4J's {@code averagingFrequency}, default 1). */
-        public Builder averagingFrequency(int n) {
+        public Builder optAveragingFrequency(int n) {
             if (n < 1) {
                 throw new IllegalArgumentException("The averaging frequency must be at least 1 round, got " + n
                         + ": use 1 to average after every round, or a larger number to average less often.");
@@ -233,7 +233,7 @@ public final class ParameterAveraging implements ReplicaSync {
         }
 
         /** Whether to average the optimizer state too (DL4J's {@code averageUpdaters}, default true). */
-        public Builder averageUpdaters(boolean averageUpdaters) {
+        public Builder optAverageUpdaters(boolean averageUpdaters) {
             this.averageUpdaters = averageUpdaters;
             return this;
         }

@@ -267,8 +267,8 @@ public abstract class TrainerSettings<B extends TrainerSettings<B>> {
         if (optimizer instanceof Nag && "PyTorch".equals(Djl.engine().getEngineName())) {
             // It would fail only at the first update, after the backward passes of a step.
             throw new IllegalArgumentException("DJL's PyTorch engine does not implement Nesterov momentum "
-                    + "(Optimizer.nag()): use the jar's Nesterov.builder().setLearningRateTracker(...).setMomentum(0.9f)"
-                    + ".build(), which computes it with NDArray operations.");
+                    + "(Optimizer.nag()): use the jar's org.d2l.multigpu.optimizer.Nesterov.builder()"
+                    + ".setLearningRateTracker(...).setMomentum(0.9f).build(), which computes it with NDArray operations.");
         }
         PrecisionPolicy.checkOptions(dataType, masterWeights, lossScaler);
         if (!net.isInitialized() && inputShape == null) {

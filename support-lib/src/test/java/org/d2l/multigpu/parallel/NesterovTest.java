@@ -13,6 +13,7 @@ import ai.djl.training.tracker.Tracker;
 import java.util.Random;
 import org.d2l.multigpu.devices.Devices;
 import org.d2l.multigpu.models.LeNet;
+import org.d2l.multigpu.optimizer.Nesterov;
 import org.d2l.multigpu.optimizer.OptimizerState;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;

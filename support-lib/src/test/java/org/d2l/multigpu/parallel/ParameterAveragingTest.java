@@ -109,14 +109,14 @@ class ParameterAveragingTest {
         DataParallelTrainer tOn = f.trainer(on, null, 2, momentum(), ParameterAveraging.every(2));
         Block off = LeNet.block();
         DataParallelTrainer tOff = f.trainer(off, on, 2, momentum(),
-                ParameterAveraging.builder().averagingFrequency(2).averageUpdaters(false).build());
+                ParameterAveraging.builder().optAveragingFrequency(2).optAverageUpdaters(false).build());
         for (int round = 0; round < 6; round++) {
             NDList a = f.batch(8);
             NDList b = f.batch(8);
             tOn.trainRound(List.of(a.get(0), b.get(0)), List.of(a.get(1), b.get(1)));
             tOff.trainRound(List.of(a.get(0), b.get(0)), List.of(a.get(1), b.get(1)));
         }
-        assertTrue(maxDifference(on, off) > 1e-6f, "averageUpdaters(false) trained exactly like true");
+        assertTrue(maxDifference(on, off) > 1e-6f, "optAverageUpdaters(false) trained exactly like true");
     }
 
     @Test
@@ -229,7 +229,7 @@ class ParameterAveragingTest {
     @Test
     void aFrequencyBelowOneIsAClearError() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> ParameterAveraging.builder().averagingFrequency(0));
+                () -> ParameterAveraging.builder().optAveragingFrequency(0));
         assertTrue(e.getMessage().contains("at least 1"), e.getMessage());
     }
 
@@ -345,7 +345,7 @@ class ParameterAveragingTest {
         assertFalse(OptimizerState.keepsState(sgd(0.1f)), "plain SGD keeps no state");
         assertTrue(OptimizerState.keepsState(momentum()));
         IllegalStateException e = assertThrows(IllegalStateException.class, () -> OptimizerState.of(new OddMomentum()));
-        assertTrue(e.getMessage().contains("averageUpdaters(false)"), e.getMessage());
+        assertTrue(e.getMessage().contains("optAverageUpdaters(false)"), e.getMessage());
         DataParallelTrainer t = f.trainer(LeNet.block(), null, 2, new OddMomentum(), ParameterAveraging.every(1));
         NDList b = f.batch(8);
         assertThrows(IllegalStateException.class, () -> t.trainStep(b.get(0), b.get(1)));

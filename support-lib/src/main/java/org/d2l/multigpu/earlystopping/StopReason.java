@@ -1,4 +1,4 @@
-package org.d2l.multigpu.parallel.earlystopping;
+package org.d2l.multigpu.earlystopping;
 
 /**
  * Why an early-stopping run ended; when several conditions hold after the same epoch, the first in

@@ -3,4 +3,4 @@
  * {@code EarlyStoppingParallelTrainer}: stop by epochs, time or lack of improvement, keep the best
  * parameters, restore them at the end.
  */
-package org.d2l.multigpu.parallel.earlystopping;
+package org.d2l.multigpu.earlystopping;

@@ -1,4 +1,4 @@
-package org.d2l.multigpu.parallel;
+package org.d2l.multigpu.optimizer;
 
 import ai.djl.Device;
 import ai.djl.ndarray.NDArray;

@@ -1,4 +1,4 @@
-package org.d2l.multigpu.parallel.earlystopping;
+package org.d2l.multigpu.earlystopping;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

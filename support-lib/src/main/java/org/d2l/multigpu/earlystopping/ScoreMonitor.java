@@ -1,4 +1,4 @@
-package org.d2l.multigpu.parallel.earlystopping;
+package org.d2l.multigpu.earlystopping;
 
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDList;
