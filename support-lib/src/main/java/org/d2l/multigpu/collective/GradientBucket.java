@@ -35,7 +35,8 @@ public final class GradientBucket {
     private GradientBucket add(String key, List<NDArray> perReplica, boolean isGradient) {
         if (!arrays.isEmpty() && arrays.get(0).size() != perReplica.size()) {
             throw new IllegalArgumentException("Entry " + key + " has " + perReplica.size() + " replicas' arrays, the "
-                    + "bucket's others " + arrays.get(0).size() + ".");
+                    + "bucket's others " + arrays.get(0).size() + ": give every entry one array per replica (null for "
+                    + "a replica in another process).");
         }
         keys.add(key);
         arrays.add(Collections.unmodifiableList(new ArrayList<>(perReplica))); // nulls allowed: replicas elsewhere
