@@ -8,7 +8,6 @@ import ai.djl.ndarray.types.DataType;
 import ai.djl.nn.Block;
 import ai.djl.nn.Parameter;
 import ai.djl.training.dataset.RandomAccessDataset;
-import ai.djl.training.optimizer.Optimizer;
 import java.util.ArrayList;
 import java.util.List;
 import org.d2l.multigpu.compression.CompressionHook;
@@ -38,10 +37,6 @@ public final class DataParallelTrainer implements AutoCloseable {
 
     /** The settings the builder checked; read by {@link TrainerState} for checkpoints, as are the fields below. */
     final TrainerConfig config;
-    private final Block net;
-    private final List<Device> devices;
-    final Optimizer optimizer;
-    private final ReplicaSync sync;
     /** The compressor over the collective, whose state checkpoints carry; null without optCompression. */
     final CompressionHook compression;
     final NDManager manager;
@@ -62,10 +57,8 @@ public final class DataParallelTrainer implements AutoCloseable {
     private DataParallelTrainer(TrainerConfig c) {
         Djl.setup();
         this.config = c;
-        this.net = c.net();
-        this.devices = c.devices();
-        this.optimizer = c.optimizer();
-        this.sync = c.sync();
+        Block net = c.net();
+        List<Device> devices = c.devices();
         this.shuffleSeed = c.shuffleSeed();
         Device home = devices.get(0);
         this.manager = NDManager.newBaseManager(home);
@@ -80,7 +73,7 @@ public final class DataParallelTrainer implements AutoCloseable {
         precision = PrecisionPolicy.create(c.dataType(), c.masterWeights(), c.lossScaler(), net, devices, params, manager);
         compression = c.compressor() == null ? null : CompressionHook.of(c.compressor(), c.collective());
         masters = new Replicas(precision.masters(), params, c.collective(), compression);
-        core = new GlobalStep(net, c.loss(), devices, sync, optimizer, masters, precision, c.concurrent(),
+        core = new GlobalStep(net, c.loss(), devices, c.sync(), c.optimizer(), masters, precision, c.concurrent(),
                 c.syncBatchNorm());
     }
 
@@ -91,12 +84,12 @@ public final class DataParallelTrainer implements AutoCloseable {
 
     /** The block being trained; its own parameters are replica 0's (in FLOAT16, replica 0's float32 master). */
     public Block getNet() {
-        return net;
+        return config.net();
     }
 
     /** The devices, one per replica. */
     public List<Device> getDevices() {
-        return devices;
+        return config.devices();
     }
 
     /** Replica {@code i}'s parameter values (in FLOAT16, the float16 ones it computes with). */
@@ -131,12 +124,12 @@ public final class DataParallelTrainer implements AutoCloseable {
 
     /** The bytes of optimizer state each replica holds now (index i for replica i), from the optimizer's own arrays. */
     public long[] optimizerStateBytes() {
-        return sync.optimizerStateBytes(masters, optimizer);
+        return config.sync().optimizerStateBytes(masters, config.optimizer());
     }
 
     /** The rule that keeps the replicas in step (gradient or parameter averaging). */
     public ReplicaSync getSync() {
-        return sync;
+        return config.sync();
     }
 
     /** The running loss scale of FLOAT16 training (current scale, skipped steps), or null without loss scaling. */
@@ -155,7 +148,7 @@ public final class DataParallelTrainer implements AutoCloseable {
      */
     public ParameterBytes parameterBytes() {
         return ParameterBytes.of(precision.replicas(), precision.masters(), masters.parameters(),
-                OptimizerState.of(optimizer).bytes(), tally.lastSyncBytes());
+                OptimizerState.of(config.optimizer()).bytes(), tally.lastSyncBytes());
     }
 
     /** A copy of replica 0's parameters and running statistics; {@link #restore} writes it into every replica. */
@@ -189,7 +182,7 @@ public final class DataParallelTrainer implements AutoCloseable {
             List<List<NDArray>> xs = new ArrayList<>();
             List<List<NDArray>> ys = new ArrayList<>();
             for (NDList micro : microBatches(x, y)) {
-                List<NDList> shards = Devices.split(micro.get(0), micro.get(1), devices);
+                List<NDList> shards = Devices.split(micro.get(0), micro.get(1), config.devices());
                 xs.add(EpochBatches.part(shards, 0));
                 ys.add(EpochBatches.part(shards, 1));
             }
@@ -225,12 +218,12 @@ public final class DataParallelTrainer implements AutoCloseable {
      * Fails, leaving the parameters as they were before the round, when a loss is NaN or infinite.
      */
     public StepResult trainRound(List<NDArray> xs, List<NDArray> ys) {
-        EpochBatches.checkRound(sync, xs, ys, devices.size());
+        EpochBatches.checkRound(config.sync(), xs, ys, config.devices().size());
         try (NoGrad g = NoGrad.scope(); NDManager step = manager.newSubManager()) {
             StepPhases phases = core.beginStep();
             long start = StepPhases.now();
-            List<NDArray> x = EpochBatches.onDevices(xs, devices, step);
-            List<NDArray> y = EpochBatches.onDevices(ys, devices, step);
+            List<NDArray> x = EpochBatches.onDevices(xs, config.devices(), step);
+            List<NDArray> y = EpochBatches.onDevices(ys, config.devices(), step);
             phases.add(0, x.size(), Phase.DATA, start);
             return run(List.of(x), List.of(y), step);
         }
@@ -323,7 +316,7 @@ public final class DataParallelTrainer implements AutoCloseable {
 
     /** The rule's end-of-period synchronisation, copied into what the replicas compute with. */
     void finishSync() {
-        long bytes = sync.finish(masters, optimizer);
+        long bytes = config.sync().finish(masters, config.optimizer());
         if (bytes > 0) {
             try (NDManager tmp = manager.newSubManager()) {
                 precision.mastersChanged(tmp);

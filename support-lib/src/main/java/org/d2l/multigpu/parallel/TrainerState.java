@@ -55,7 +55,7 @@ final class TrainerState implements Stateful {
         id.put("replicas", String.valueOf(t.getDevices().size()));
         id.put("precision", t.describePrecision());
         id.put("rule", t.getSync().describe());
-        id.put("optimizer", t.optimizer.getClass().getName());
+        id.put("optimizer", t.config.optimizer().getClass().getName());
         if (t.config.accumulate() > 1) { // only when set, so that checkpoints written before these settings still resume
             id.put("micro-batches per step", String.valueOf(t.config.accumulate()));
         }
@@ -78,7 +78,7 @@ final class TrainerState implements Stateful {
         Block net = t.getNet();
         out.put("parameters.params", ParameterFile.of(net));
         Map<String, NDArray> state = new LinkedHashMap<>();
-        OptimizerState.of(t.optimizer).forEach((kind, key, device, value) ->
+        OptimizerState.of(t.config.optimizer()).forEach((kind, key, device, value) ->
                 state.put(kind + "|" + replicaOf(device) + "|" + rename(key, nameOfId), value));
         out.put("optimizer.ndlist", ParameterFile.encode(state));
         Map<String, String> props = new LinkedHashMap<>();
@@ -90,7 +90,7 @@ final class TrainerState implements Stateful {
             props.put("lossScaleGoodSteps", String.valueOf(scale.goodSteps()));
             props.put("lossScaleSkipped", String.valueOf(scale.skippedSteps()));
         }
-        props.putAll(OptimizerCounts.of(t.optimizer, k -> rename(k, nameOfId)));
+        props.putAll(OptimizerCounts.of(t.config.optimizer(), k -> rename(k, nameOfId)));
         out.putText("trainer.properties", props);
         if (t.compression != null) {
             t.compression.state().save(out, id -> rename(id, nameOfId)); // by parameter names
@@ -112,7 +112,7 @@ final class TrainerState implements Stateful {
                 }
             }
             t.precision.mastersChanged(tmp);
-            OptimizerState state = OptimizerState.of(t.optimizer);
+            OptimizerState state = OptimizerState.of(t.config.optimizer());
             state.clear();
             List<Device> devices = t.getDevices();
             ParameterFile.decode(in.get("optimizer.ndlist"), tmp).forEach((name, value) -> {
@@ -120,7 +120,7 @@ final class TrainerState implements Stateful {
                 state.set(Integer.parseInt(f[0]), rename(f[2], idOfName), devices.get(Integer.parseInt(f[1])), value);
             });
         }
-        OptimizerCounts.load(t.optimizer, props, k -> rename(k, idOfName));
+        OptimizerCounts.load(t.config.optimizer(), props, k -> rename(k, idOfName));
         if (t.compression != null) {
             t.compression.state().load(in, name -> rename(name, idOfName));
         }
