@@ -50,7 +50,7 @@ import org.d2l.multigpu.plot.LiveFigure;
 import org.d2l.multigpu.runtime.Djl;
 Djl.setup();
 NDManager manager = NDManager.newBaseManager();
-FashionMnistData data = FashionMnistData.builder().batchSize(64).limit(256).build();
+FashionMnistData data = FashionMnistData.builder().setSampling(64, true).optLimit(256).build();
 DataParallelTrainer trainer = DataParallelTrainer.builder(LeNet.block())
         .setDevices(Devices.of(2)).optInputShape(new Shape(1, 1, 28, 28)).optLearningRate(0.1f).build();
 System.out.println("ready");

@@ -34,7 +34,7 @@ import org.d2l.multigpu.parallel.DataParallelTrainer;
 import org.d2l.multigpu.plot.LiveFigure;
 import org.d2l.multigpu.runtime.Djl;
 Djl.setup();
-FashionMnistData data = FashionMnistData.builder().batchSize(64).limit(3072).build();
+FashionMnistData data = FashionMnistData.builder().setSampling(64, true).optLimit(3072).build();
 // the parameters' bytes, hashed: equal digests are equal parameters, bit for bit
 String digest(DataParallelTrainer t) throws Exception {
     var sha = java.security.MessageDigest.getInstance("SHA-256");

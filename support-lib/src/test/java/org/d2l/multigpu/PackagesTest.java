@@ -25,7 +25,7 @@ class PackagesTest {
     /** The engine: what trains, with its data, devices, models and evaluation. */
     private static final Set<String> ENGINE =
             Set.of("checkpoint", "collective", "compression", "data", "devices", "earlystopping", "eval",
-                    "modelparallel", "models", "optimizer", "parallel", "precision", "runtime", "step");
+                    "loop", "modelparallel", "models", "optimizer", "parallel", "precision", "runtime", "step");
     /** What sits above the engine and may use it, never the other way round. */
     private static final Set<String> ABOVE = Set.of("notebook", "plot", "lesson");
 

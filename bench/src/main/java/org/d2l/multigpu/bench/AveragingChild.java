@@ -12,8 +12,8 @@ import java.util.Locale;
 import org.d2l.multigpu.bench.harness.ChildProcess;
 import org.d2l.multigpu.bench.harness.Machine;
 import org.d2l.multigpu.devices.Devices;
+import org.d2l.multigpu.loop.EpochMetrics;
 import org.d2l.multigpu.parallel.DataParallelTrainer;
-import org.d2l.multigpu.parallel.EpochMetrics;
 import org.d2l.multigpu.parallel.GradientAveraging;
 import org.d2l.multigpu.parallel.ParameterAveraging;
 

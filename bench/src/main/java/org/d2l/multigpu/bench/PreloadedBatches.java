@@ -18,7 +18,7 @@ final class PreloadedBatches {
 
     /** The full batches of {@code batch} examples among Fashion-MNIST's first {@code limit} training examples. */
     static List<NDList> fashionMnist(NDManager manager, int batch, int limit) {
-        var data = FashionMnistData.builder().batchSize(batch).shuffle(false).limit(limit).manager(manager)
+        var data = FashionMnistData.builder().setSampling(batch, false).optLimit(limit).optManager(manager)
                 .build().train();
         List<NDList> out = new ArrayList<>();
         for (Batch b : Batches.of(data, manager, "training")) {

@@ -213,8 +213,8 @@ public final class SparkBench {
         int epochs = full ? 1 : o.epochs;
         boolean gradients = config.startsWith("allreduce") || config.equals("inproc-grad");
         int frequency = gradients ? 1 : Integer.parseInt(config.substring(config.indexOf("-f") + 2));
-        FashionMnistData fashion = FashionMnistData.builder().batchSize(gradients ? workers * batch : batch)
-                .shuffle(false).limit(limit).build();
+        FashionMnistData fashion = FashionMnistData.builder().setSampling(gradients ? workers * batch : batch, false)
+                .optLimit(limit).build();
         ArrayDataset train = fashion.train();
         OptimizerFactory opt = OptimizerFactory.sgd(0.05f);
         double examplesPerSecond;

@@ -8,13 +8,13 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 import org.d2l.multigpu.checkpoint.CheckpointPolicy;
 import org.d2l.multigpu.checkpoint.Stateful;
-import org.d2l.multigpu.parallel.EpochListener;
-import org.d2l.multigpu.parallel.EpochMetrics;
-import org.d2l.multigpu.parallel.EpochTrainer;
-import org.d2l.multigpu.parallel.ParameterSnapshot;
+import org.d2l.multigpu.loop.EpochListener;
+import org.d2l.multigpu.loop.EpochMetrics;
+import org.d2l.multigpu.loop.EpochTrainer;
+import org.d2l.multigpu.loop.ParameterSnapshot;
 
 /**
- * A Spark trainer bound to its data, as {@link org.d2l.multigpu.parallel.TrainingLoop} drives it: the
+ * A Spark trainer bound to its data, as {@link org.d2l.multigpu.loop.TrainingLoop} drives it: the
  * epochs run on the executors, the model is the driver's copy, evaluated on the driver's CPU.
  */
 final class DriverEpochs implements EpochTrainer {

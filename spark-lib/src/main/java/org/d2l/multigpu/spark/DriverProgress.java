@@ -3,7 +3,7 @@ package org.d2l.multigpu.spark;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import org.d2l.multigpu.parallel.EpochMetrics;
+import org.d2l.multigpu.loop.EpochMetrics;
 
 /**
  * What a Spark trainer's driver carries from one epoch to the next, and its checkpoints hold: the

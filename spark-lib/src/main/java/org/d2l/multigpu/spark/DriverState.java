@@ -17,7 +17,7 @@ import org.d2l.multigpu.checkpoint.ParameterFile;
 import org.d2l.multigpu.checkpoint.Stateful;
 import org.d2l.multigpu.compression.CompressionState;
 import org.d2l.multigpu.devices.OnDevice;
-import org.d2l.multigpu.parallel.MetricsHistory;
+import org.d2l.multigpu.loop.MetricsHistory;
 
 /**
  * What a checkpoint holds of a Spark trainer, all of it on the driver: the parameters of the last

@@ -12,8 +12,8 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 import org.d2l.multigpu.compression.Compressor;
 import org.d2l.multigpu.data.FashionMnistData;
-import org.d2l.multigpu.parallel.EpochListener;
-import org.d2l.multigpu.parallel.EpochMetrics;
+import org.d2l.multigpu.loop.EpochListener;
+import org.d2l.multigpu.loop.EpochMetrics;
 import org.d2l.multigpu.models.ResNet;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -167,12 +167,12 @@ public final class SparkMain implements Callable<Integer> {
     @Override
     public Integer call() {
         check();
-        FashionMnistData.Builder data = FashionMnistData.builder().batchSize(batchSize).shuffle(false);
+        FashionMnistData.Builder data = FashionMnistData.builder().setSampling(batchSize, false);
         if (limit > 0) {
-            data.limit(limit);
+            data.optLimit(limit);
         }
         if (dataDir != null) {
-            data.dataDir(dataDir);
+            data.optDataDir(dataDir);
         }
         FashionMnistData fashion = data.build();
         ArrayDataset train = fashion.train(); // a missing data set fails here, before Spark starts

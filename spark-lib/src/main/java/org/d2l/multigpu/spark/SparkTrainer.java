@@ -15,11 +15,11 @@ import org.d2l.multigpu.checkpoint.CheckpointPolicy;
 import org.d2l.multigpu.collective.Traffic;
 import org.d2l.multigpu.data.Batches;
 import org.d2l.multigpu.eval.Accuracy;
-import org.d2l.multigpu.parallel.EpochListener;
-import org.d2l.multigpu.parallel.EpochListeners;
-import org.d2l.multigpu.parallel.EpochMetrics;
-import org.d2l.multigpu.parallel.EpochTrainer;
-import org.d2l.multigpu.parallel.TrainingLoop;
+import org.d2l.multigpu.loop.EpochListener;
+import org.d2l.multigpu.loop.EpochListeners;
+import org.d2l.multigpu.loop.EpochMetrics;
+import org.d2l.multigpu.loop.EpochTrainer;
+import org.d2l.multigpu.loop.TrainingLoop;
 import org.d2l.multigpu.runtime.Djl;
 
 /**

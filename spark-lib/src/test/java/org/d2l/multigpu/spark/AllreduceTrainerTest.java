@@ -10,7 +10,7 @@ import org.apache.spark.SparkConf;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.d2l.multigpu.collective.RingSchedule;
 import org.d2l.multigpu.compression.Compressor;
-import org.d2l.multigpu.parallel.EpochMetrics;
+import org.d2l.multigpu.loop.EpochMetrics;
 import org.d2l.multigpu.runtime.Djl;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -139,8 +139,8 @@ class AllreduceTrainerTest {
             List<ParameterValues> epochs = new ArrayList<>();
             Thread fitting = Thread.currentThread();
             java.util.concurrent.ScheduledExecutorService timer = java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
-            org.d2l.multigpu.parallel.TrainingInterruptedException ex = assertThrows(
-                    org.d2l.multigpu.parallel.TrainingInterruptedException.class, () -> spark.fit(data, null, 5, m -> {
+            org.d2l.multigpu.loop.TrainingInterruptedException ex = assertThrows(
+                    org.d2l.multigpu.loop.TrainingInterruptedException.class, () -> spark.fit(data, null, 5, m -> {
                         epochs.add(ParameterValues.of(spark.getNet()));
                         if (m.epoch() == 1) {
                             timer.schedule(fitting::interrupt, 300, java.util.concurrent.TimeUnit.MILLISECONDS);

@@ -21,7 +21,7 @@ import java.util.jar.JarOutputStream;
 import java.util.stream.Stream;
 import org.apache.spark.SparkContext$;
 import org.d2l.multigpu.data.FashionMnistData;
-import org.d2l.multigpu.parallel.EpochMetrics;
+import org.d2l.multigpu.loop.EpochMetrics;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

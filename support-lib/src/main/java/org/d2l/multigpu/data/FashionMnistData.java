@@ -22,14 +22,14 @@ import org.d2l.multigpu.runtime.Djl;
 /**
  * Fashion-MNIST as prepared DJL datasets, found offline where possible.
  *
- * <p>Sources, in order: the builder's {@link Builder#dataDir(Path)} or {@code FASHION_MNIST_DIR};
+ * <p>Sources, in order: the builder's {@link Builder#optDataDir(Path)} or {@code FASHION_MNIST_DIR};
  * the Debian package {@code dataset-fashion-mnist} ({@value #DEBIAN_DIR}); DJL's own cache or
  * download. Gzipped or officially named files are unpacked into a project-local cache (see {@link
- * Builder#cacheDir(Path)}), never into {@code ~/.djl.ai}. Batches are float32 (B, 1, 28, 28) in
+ * Builder#optCacheDir(Path)}), never into {@code ~/.djl.ai}. Batches are float32 (B, 1, 28, 28) in
  * [0, 1]; labels float32 (B).
  *
  * <pre>{@code
- * FashionMnistData data = FashionMnistData.builder().batchSize(256).build();
+ * FashionMnistData data = FashionMnistData.builder().setSampling(256, true).build();
  * ArrayDataset trainIter = data.train();
  * ArrayDataset testIter = data.test();
  * }</pre>
@@ -223,8 +223,8 @@ public final class FashionMnistData {
     /** Configures a {@link FashionMnistData}, in the style of DJL's dataset builders. */
     public static final class Builder {
 
-        private int batchSize = 256;
-        private boolean shuffle = true;
+        private int batchSize;
+        private boolean shuffle;
         private int prefetch = 2;
         private long limit;
         private Path dataDir;
@@ -237,17 +237,15 @@ public final class FashionMnistData {
 
         private Builder() {}
 
-        /** Sets the mini-batch size (default 256). */
-        public Builder batchSize(int batchSize) {
+        /**
+         * Sets the minibatch size and whether the training set is read in random order (the test set never is),
+         * as DJL's {@code setSampling}; required.
+         */
+        public Builder setSampling(int batchSize, boolean shuffle) {
             if (batchSize <= 0) {
                 throw new IllegalArgumentException("batchSize must be positive, got " + batchSize);
             }
             this.batchSize = batchSize;
-            return this;
-        }
-
-        /** Sets whether the training set is read in random order (default true; the test set never is). */
-        public Builder shuffle(boolean shuffle) {
             this.shuffle = shuffle;
             return this;
         }
@@ -256,7 +254,7 @@ public final class FashionMnistData {
          * Sets how many minibatches DJL loads ahead when the trainer prefetches (DJL's
          * {@code optPrefetchNumber}, default 2; ParallelWrapper's {@code prefetchBuffer}).
          */
-        public Builder prefetch(int prefetch) {
+        public Builder optPrefetch(int prefetch) {
             if (prefetch < 1) {
                 throw new IllegalArgumentException("prefetch must be at least 1 minibatch, got " + prefetch);
             }
@@ -265,7 +263,7 @@ public final class FashionMnistData {
         }
 
         /** Uses only the first {@code limit} examples of each split (default: DATASET_LIMIT, else all). */
-        public Builder limit(long limit) {
+        public Builder optLimit(long limit) {
             if (limit <= 0) {
                 throw new IllegalArgumentException("limit must be positive, got " + limit);
             }
@@ -274,46 +272,50 @@ public final class FashionMnistData {
         }
 
         /** Reads the IDX files from this folder (default: FASHION_MNIST_DIR, else the Debian files). */
-        public Builder dataDir(Path dataDir) {
+        public Builder optDataDir(Path dataDir) {
             this.dataDir = dataDir;
             return this;
         }
 
         /** Sets the folder for unpacked files (default: D2L_DATA_CACHE, else build/data/fashion-mnist). */
-        public Builder cacheDir(Path cacheDir) {
+        public Builder optCacheDir(Path cacheDir) {
             this.cacheDir = cacheDir;
             return this;
         }
 
         /** Takes DATASET_LIMIT, FASHION_MNIST_DIR and D2L_DATA_CACHE from these settings instead of the environment. */
-        public Builder settings(Settings settings) {
+        public Builder optSettings(Settings settings) {
             this.settings = settings;
             return this;
         }
 
         /** Puts the datasets' arrays under a sub-manager of this manager, so closing it frees them. */
-        public Builder manager(NDManager manager) {
+        public Builder optManager(NDManager manager) {
             this.manager = manager;
             return this;
         }
 
-        Builder debianDir(Path debianDir) {
+        Builder optDebianDir(Path debianDir) {
             this.debianDir = debianDir;
             return this;
         }
 
-        Builder djlCacheDir(Path djlCacheDir) {
+        Builder optDjlCacheDir(Path djlCacheDir) {
             this.djlCacheDir = djlCacheDir;
             return this;
         }
 
-        Builder offline(boolean offline) {
+        Builder optOffline(boolean offline) {
             this.offline = offline;
             return this;
         }
 
         /** Builds the loader; files are looked up and unpacked at the first {@code train()} or {@code test()}. */
         public FashionMnistData build() {
+            if (batchSize == 0) {
+                throw new IllegalStateException(
+                        "FashionMnistData needs a minibatch size: call setSampling(batchSize, shuffle) before build()");
+            }
             return new FashionMnistData(this);
         }
     }

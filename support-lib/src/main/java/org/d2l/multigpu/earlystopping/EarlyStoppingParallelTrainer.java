@@ -2,13 +2,13 @@ package org.d2l.multigpu.earlystopping;
 
 import ai.djl.training.dataset.RandomAccessDataset;
 import java.util.List;
+import org.d2l.multigpu.loop.EpochListener;
+import org.d2l.multigpu.loop.EpochMetrics;
+import org.d2l.multigpu.loop.EpochTrainer;
+import org.d2l.multigpu.loop.ParameterSnapshot;
+import org.d2l.multigpu.loop.TrainingInterruptedException;
+import org.d2l.multigpu.loop.TrainingLoop;
 import org.d2l.multigpu.parallel.DataParallelTrainer;
-import org.d2l.multigpu.parallel.EpochListener;
-import org.d2l.multigpu.parallel.EpochMetrics;
-import org.d2l.multigpu.parallel.EpochTrainer;
-import org.d2l.multigpu.parallel.ParameterSnapshot;
-import org.d2l.multigpu.parallel.TrainingInterruptedException;
-import org.d2l.multigpu.parallel.TrainingLoop;
 
 /**
  * Trains an {@link EpochTrainer} (a {@link DataParallelTrainer}, or a Spark trainer) epoch by epoch until

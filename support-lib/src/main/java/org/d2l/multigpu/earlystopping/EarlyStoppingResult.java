@@ -3,7 +3,7 @@ package org.d2l.multigpu.earlystopping;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
-import org.d2l.multigpu.parallel.EpochMetrics;
+import org.d2l.multigpu.loop.EpochMetrics;
 
 /**
  * How an early-stopping run ended: the stop reason and its message, the best epoch (1-based within

@@ -10,8 +10,8 @@ import ai.djl.training.loss.Loss;
 import org.d2l.multigpu.data.Batches;
 import org.d2l.multigpu.devices.ReplicaStore;
 import org.d2l.multigpu.eval.Accuracy;
-import org.d2l.multigpu.parallel.EpochMetrics;
-import org.d2l.multigpu.parallel.EpochTrainer;
+import org.d2l.multigpu.loop.EpochMetrics;
+import org.d2l.multigpu.loop.EpochTrainer;
 import org.d2l.multigpu.runtime.NoGrad;
 
 /**

@@ -14,8 +14,8 @@ import org.d2l.multigpu.checkpoint.Checkpoint;
 import org.d2l.multigpu.checkpoint.ParameterFile;
 import org.d2l.multigpu.checkpoint.Stateful;
 import org.d2l.multigpu.devices.OnDevice;
-import org.d2l.multigpu.parallel.EpochTrainer;
-import org.d2l.multigpu.parallel.ParameterSnapshot;
+import org.d2l.multigpu.loop.EpochTrainer;
+import org.d2l.multigpu.loop.ParameterSnapshot;
 
 /**
  * What a checkpoint holds of an early-stopping run: the rule's scores, best epoch and score, time taken

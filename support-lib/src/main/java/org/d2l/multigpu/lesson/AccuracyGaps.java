@@ -3,7 +3,7 @@ package org.d2l.multigpu.lesson;
 import java.util.List;
 import java.util.Map;
 import java.util.function.ToDoubleBiFunction;
-import org.d2l.multigpu.parallel.EpochMetrics;
+import org.d2l.multigpu.loop.EpochMetrics;
 
 /**
  * How far apart training runs lie in test accuracy: the mean over their epochs of the gap between two

@@ -8,8 +8,8 @@ import java.util.OptionalLong;
 import org.d2l.multigpu.data.Batches;
 import org.d2l.multigpu.data.Settings;
 import org.d2l.multigpu.eval.Timer;
+import org.d2l.multigpu.loop.ParameterSnapshot;
 import org.d2l.multigpu.parallel.DataParallelTrainer;
-import org.d2l.multigpu.parallel.ParameterSnapshot;
 import org.d2l.multigpu.parallel.StepResult;
 
 /**

@@ -2,9 +2,9 @@ package org.d2l.multigpu.notebook;
 
 import ai.djl.training.util.ProgressBar;
 import java.util.Locale;
-import org.d2l.multigpu.parallel.EpochListener;
-import org.d2l.multigpu.parallel.EpochMetrics;
-import org.d2l.multigpu.parallel.TrainingInterruptedException;
+import org.d2l.multigpu.loop.EpochListener;
+import org.d2l.multigpu.loop.EpochMetrics;
+import org.d2l.multigpu.loop.TrainingInterruptedException;
 
 /**
  * What every training run shows in the notebook cell that started it: DJL's progress bar per epoch (when

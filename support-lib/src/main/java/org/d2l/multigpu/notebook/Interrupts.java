@@ -1,7 +1,7 @@
 package org.d2l.multigpu.notebook;
 
 import java.util.List;
-import org.d2l.multigpu.parallel.TrainingInterruptedException;
+import org.d2l.multigpu.loop.TrainingInterruptedException;
 
 /** Kernel &gt; Interrupt for a training loop written in a notebook cell, as the from-scratch lesson writes one. */
 public final class Interrupts {

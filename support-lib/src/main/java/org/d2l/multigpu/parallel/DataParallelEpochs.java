@@ -11,6 +11,11 @@ import org.d2l.multigpu.checkpoint.CheckpointPolicy;
 import org.d2l.multigpu.checkpoint.Stateful;
 import org.d2l.multigpu.data.Batches;
 import org.d2l.multigpu.eval.Accuracy;
+import org.d2l.multigpu.loop.EpochListener;
+import org.d2l.multigpu.loop.EpochMetrics;
+import org.d2l.multigpu.loop.EpochTrainer;
+import org.d2l.multigpu.loop.ParameterSnapshot;
+import org.d2l.multigpu.loop.TrainingInterruptedException;
 import org.d2l.multigpu.runtime.NoGrad;
 
 /** A {@link DataParallelTrainer} bound to its training and test sets: how it trains and evaluates one epoch. */

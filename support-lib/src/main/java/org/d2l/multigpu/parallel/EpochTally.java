@@ -2,6 +2,7 @@ package org.d2l.multigpu.parallel;
 
 import java.util.Arrays;
 import org.d2l.multigpu.eval.Timer;
+import org.d2l.multigpu.loop.EpochMetrics;
 
 /** The sums one epoch of training adds up as it goes, turned into its {@link EpochMetrics} at the end. */
 final class EpochTally {

@@ -15,6 +15,7 @@ import org.d2l.multigpu.collective.Collective;
 import org.d2l.multigpu.collective.GradientHook;
 import org.d2l.multigpu.devices.OnDevice;
 import org.d2l.multigpu.devices.ReplicaStore;
+import org.d2l.multigpu.loop.ParameterSnapshot;
 import org.d2l.multigpu.step.StepPhases;
 
 /**
@@ -125,7 +126,7 @@ public final class Replicas {
         for (Parameter p : params) {
             current.put(p.getId(), stores.get(0).get(p.getId()));
         }
-        return new ParameterSnapshot(manager, current);
+        return ParameterSnapshot.copyOf(current, manager);
     }
 
     /** Writes {@code snapshot} into every replica, bit for bit. */

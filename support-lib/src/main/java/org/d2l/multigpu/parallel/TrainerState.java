@@ -14,6 +14,7 @@ import org.d2l.multigpu.checkpoint.Checkpoint;
 import org.d2l.multigpu.checkpoint.ParameterFile;
 import org.d2l.multigpu.checkpoint.Stateful;
 import org.d2l.multigpu.devices.ReplicaStore;
+import org.d2l.multigpu.loop.MetricsHistory;
 import org.d2l.multigpu.optimizer.OptimizerCounts;
 import org.d2l.multigpu.optimizer.OptimizerState;
 import org.d2l.multigpu.precision.LossScale;

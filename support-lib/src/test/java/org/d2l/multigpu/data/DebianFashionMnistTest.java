@@ -27,11 +27,11 @@ class DebianFashionMnistTest {
         try (NDManager manager = NDManager.newBaseManager()) {
             FashionMnistData fm =
                     FashionMnistData.builder()
-                            .settings(Settings.from(Map.of()))
-                            .cacheDir(cache)
-                            .limit(100)
-                            .batchSize(32)
-                            .manager(manager)
+                            .optSettings(Settings.from(Map.of()))
+                            .optCacheDir(cache)
+                            .optLimit(100)
+                            .setSampling(32, true)
+                            .optManager(manager)
                             .build();
             ArrayDataset train = fm.train();
             ArrayDataset test = fm.test();

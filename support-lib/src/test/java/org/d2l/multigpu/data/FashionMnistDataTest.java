@@ -58,18 +58,17 @@ class FashionMnistDataTest {
     /** A builder that sees only the test's folders: no real environment, Debian files or DJL cache. */
     private FashionMnistData.Builder isolated(Settings settings) {
         return FashionMnistData.builder()
-                .settings(settings)
-                .cacheDir(cache)
-                .debianDir(tmp.resolve("no-debian"))
-                .djlCacheDir(tmp.resolve("no-djl-cache"))
-                .offline(true)
-                .shuffle(false)
-                .batchSize(8)
-                .manager(manager);
+                .optSettings(settings)
+                .optCacheDir(cache)
+                .optDebianDir(tmp.resolve("no-debian"))
+                .optDjlCacheDir(tmp.resolve("no-djl-cache"))
+                .optOffline(true)
+                .setSampling(8, false)
+                .optManager(manager);
     }
 
     private FashionMnistData.Builder isolated(Path dataDir) {
-        return isolated(Settings.from(Map.of())).dataDir(dataDir);
+        return isolated(Settings.from(Map.of())).optDataDir(dataDir);
     }
 
     /** Reads every batch and checks shapes, dtypes and pixel values; returns the labels in order. */
@@ -157,11 +156,12 @@ class FashionMnistDataTest {
                 Settings.from(Map.of("FASHION_MNIST_DIR", data.toString(), "D2L_DATA_CACHE", otherCache.toString()));
         FashionMnistData fm =
                 FashionMnistData.builder()
-                        .settings(settings)
-                        .debianDir(tmp.resolve("no-debian"))
-                        .djlCacheDir(tmp.resolve("no-djl-cache"))
-                        .offline(true)
-                        .manager(manager)
+                        .optSettings(settings)
+                        .optDebianDir(tmp.resolve("no-debian"))
+                        .optDjlCacheDir(tmp.resolve("no-djl-cache"))
+                        .optOffline(true)
+                        .optManager(manager)
+                        .setSampling(8, false)
                         .build();
         assertEquals(20, fm.train().size());
         assertEquals(otherCache.toAbsolutePath(), fm.folder().orElseThrow());
@@ -171,7 +171,7 @@ class FashionMnistDataTest {
     @Test
     void debianFolderIsFoundWithoutSettings() throws Exception {
         Path debian = IdxFixtures.writeSet(tmp.resolve("debian"), OFFICIAL, true, 20, 8);
-        FashionMnistData fm = isolated(Settings.from(Map.of())).debianDir(debian).build();
+        FashionMnistData fm = isolated(Settings.from(Map.of())).optDebianDir(debian).build();
         assertEquals(expectedLabels(8, true), readAll(fm.test(), true));
         assertEquals(cache, fm.folder().orElseThrow());
     }
@@ -198,7 +198,7 @@ class FashionMnistDataTest {
     @Test
     void builderLimitIsHonoured() throws Exception {
         Path data = IdxFixtures.writeSet(tmp.resolve("data"), OFFICIAL, true, 20, 8);
-        FashionMnistData fm = isolated(data).limit(5).build();
+        FashionMnistData fm = isolated(data).optLimit(5).build();
         ArrayDataset train = fm.train();
         assertEquals(5, train.size());
         assertEquals(expectedLabels(5, false), readAll(train, true));
@@ -209,15 +209,15 @@ class FashionMnistDataTest {
     void datasetLimitSettingIsHonouredAndTheBuilderWins() throws Exception {
         Path data = IdxFixtures.writeSet(tmp.resolve("data"), OFFICIAL, true, 20, 8);
         Settings settings = Settings.from(Map.of("DATASET_LIMIT", "7"));
-        assertEquals(7, isolated(settings).dataDir(data).build().train().size());
-        assertEquals(3, isolated(settings).dataDir(data).limit(3).build().train().size());
-        assertEquals(8, isolated(settings).dataDir(data).limit(100).build().test().size());
+        assertEquals(7, isolated(settings).optDataDir(data).build().train().size());
+        assertEquals(3, isolated(settings).optDataDir(data).optLimit(3).build().train().size());
+        assertEquals(8, isolated(settings).optDataDir(data).optLimit(100).build().test().size());
     }
 
     @Test
     void shuffledTrainingSetHoldsTheSameLabels() throws Exception {
         Path data = IdxFixtures.writeSet(tmp.resolve("data"), OFFICIAL, true, 20, 8);
-        List<Integer> labels = readAll(isolated(data).shuffle(true).build().train(), false);
+        List<Integer> labels = readAll(isolated(data).setSampling(8, true).build().train(), false);
         labels.sort(null);
         List<Integer> expected = expectedLabels(20, false);
         expected.sort(null);
@@ -346,6 +346,13 @@ class FashionMnistDataTest {
         FashionMnistData fm = isolated(data).build();
         assertEquals(expectedLabels(12, false), readAll(fm.train(), true));
         assertEquals(16 + 12 * 784, Files.size(cached));
+    }
+
+    @Test
+    void buildingWithoutAMinibatchSizeNamesSetSampling() {
+        IllegalStateException e =
+                assertThrows(IllegalStateException.class, () -> FashionMnistData.builder().optLimit(10).build());
+        assertTrue(e.getMessage().contains("setSampling(batchSize, shuffle)"), e.getMessage());
     }
 
     @Test

@@ -6,9 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.d2l.multigpu.loop.EpochListener;
+import org.d2l.multigpu.loop.EpochMetrics;
 import org.d2l.multigpu.parallel.DataParallelTrainer;
-import org.d2l.multigpu.parallel.EpochListener;
-import org.d2l.multigpu.parallel.EpochMetrics;
 import org.d2l.multigpu.parallel.ResumeFixture;
 import org.d2l.multigpu.parallel.TrainerFixture;
 import org.junit.jupiter.api.AfterEach;

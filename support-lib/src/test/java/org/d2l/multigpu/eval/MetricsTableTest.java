@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.util.List;
-import org.d2l.multigpu.parallel.EpochMetrics;
+import org.d2l.multigpu.loop.EpochMetrics;
 import org.junit.jupiter.api.Test;
 import tech.tablesaw.api.Table;
 

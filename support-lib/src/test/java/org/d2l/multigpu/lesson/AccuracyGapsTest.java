@@ -8,7 +8,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.d2l.multigpu.parallel.EpochMetrics;
+import org.d2l.multigpu.loop.EpochMetrics;
 import org.junit.jupiter.api.Test;
 
 class AccuracyGapsTest {

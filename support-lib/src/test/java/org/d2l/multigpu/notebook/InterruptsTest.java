@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import org.d2l.multigpu.parallel.TrainingInterruptedException;
+import org.d2l.multigpu.loop.TrainingInterruptedException;
 import org.junit.jupiter.api.Test;
 
 class InterruptsTest {

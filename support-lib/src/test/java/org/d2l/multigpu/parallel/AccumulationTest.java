@@ -9,6 +9,7 @@ import ai.djl.ndarray.NDList;
 import ai.djl.nn.Block;
 import ai.djl.training.dataset.ArrayDataset;
 import org.d2l.multigpu.devices.Devices;
+import org.d2l.multigpu.loop.EpochMetrics;
 import org.d2l.multigpu.models.LeNet;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;

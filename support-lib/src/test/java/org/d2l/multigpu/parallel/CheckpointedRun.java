@@ -5,6 +5,8 @@ import ai.djl.training.tracker.Tracker;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.d2l.multigpu.checkpoint.ParameterFile;
+import org.d2l.multigpu.loop.EpochListener;
+import org.d2l.multigpu.loop.EpochMetrics;
 
 /**
  * The child JVM of {@link KilledRunTest}: trains LeNet on two virtual replicas with momentum for a number

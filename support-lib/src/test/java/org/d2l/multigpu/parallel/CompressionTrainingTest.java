@@ -19,6 +19,7 @@ import org.d2l.multigpu.collective.Collective;
 import org.d2l.multigpu.collective.Collectives;
 import org.d2l.multigpu.compression.Compressor;
 import org.d2l.multigpu.devices.Devices;
+import org.d2l.multigpu.loop.EpochMetrics;
 import org.d2l.multigpu.models.LeNet;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;

@@ -27,13 +27,14 @@ import java.util.Collections;
 import java.util.List;
 import org.d2l.multigpu.devices.Devices;
 import org.d2l.multigpu.devices.ReplicaStore;
+import org.d2l.multigpu.lesson.FromScratch;
+import org.d2l.multigpu.loop.EpochMetrics;
 import org.d2l.multigpu.models.LeNet;
 import org.d2l.multigpu.models.ResNet;
 import org.d2l.multigpu.step.Phase;
 import org.d2l.multigpu.step.StepPhases;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.d2l.multigpu.lesson.FromScratch;
 
 class DataParallelTrainerTest {
 

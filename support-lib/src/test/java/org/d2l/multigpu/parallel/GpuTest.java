@@ -22,7 +22,11 @@ import ai.djl.util.cuda.CudaUtils;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
+import org.d2l.multigpu.collective.Collectives;
+import org.d2l.multigpu.collective.Traffic;
 import org.d2l.multigpu.devices.Devices;
+import org.d2l.multigpu.lesson.FromScratch;
+import org.d2l.multigpu.loop.EpochMetrics;
 import org.d2l.multigpu.models.LeNet;
 import org.d2l.multigpu.models.ResNet;
 import org.d2l.multigpu.runtime.Djl;
@@ -30,9 +34,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.d2l.multigpu.lesson.FromScratch;
-import org.d2l.multigpu.collective.Collectives;
-import org.d2l.multigpu.collective.Traffic;
 
 /**
  * The GPU group ({@code scripts/test.sh --gpu}): the trainer's equivalences on real GPUs, 2 replicas

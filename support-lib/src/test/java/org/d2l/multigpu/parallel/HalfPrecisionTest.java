@@ -17,6 +17,7 @@ import ai.djl.util.Pair;
 import java.util.List;
 import org.d2l.multigpu.devices.Devices;
 import org.d2l.multigpu.devices.ReplicaStore;
+import org.d2l.multigpu.loop.EpochMetrics;
 import org.d2l.multigpu.models.LeNet;
 import org.d2l.multigpu.precision.LossScaler;
 import org.junit.jupiter.api.AfterEach;

@@ -21,6 +21,7 @@ import ai.djl.training.tracker.Tracker;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
+import org.d2l.multigpu.loop.EpochMetrics;
 import org.d2l.multigpu.models.LeNet;
 import org.d2l.multigpu.optimizer.OptimizerState;
 import org.junit.jupiter.api.AfterEach;

@@ -13,6 +13,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.UnaryOperator;
 import org.d2l.multigpu.devices.Devices;
+import org.d2l.multigpu.loop.EpochListener;
+import org.d2l.multigpu.loop.EpochMetrics;
 import org.d2l.multigpu.models.LeNet;
 
 /**

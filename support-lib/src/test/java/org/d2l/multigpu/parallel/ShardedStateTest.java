@@ -15,11 +15,12 @@ import ai.djl.util.Pair;
 import java.util.Arrays;
 import java.util.List;
 import java.util.function.Supplier;
+import org.d2l.multigpu.collective.Partition;
+import org.d2l.multigpu.loop.EpochMetrics;
 import org.d2l.multigpu.models.LeNet;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.d2l.multigpu.collective.Partition;
 
 /** Gradient averaging with the optimizer state sharded over the replicas (ZeRO stage 1). */
 class ShardedStateTest {

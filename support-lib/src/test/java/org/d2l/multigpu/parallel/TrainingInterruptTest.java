@@ -21,6 +21,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.d2l.multigpu.devices.Devices;
+import org.d2l.multigpu.loop.EpochMetrics;
+import org.d2l.multigpu.loop.TrainingInterruptedException;
 import org.d2l.multigpu.models.LeNet;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;

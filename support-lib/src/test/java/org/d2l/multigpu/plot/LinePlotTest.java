@@ -10,7 +10,7 @@ import java.io.IOException;
 import java.util.List;
 import javax.imageio.ImageIO;
 import org.d2l.multigpu.eval.MetricsTable;
-import org.d2l.multigpu.parallel.EpochMetrics;
+import org.d2l.multigpu.loop.EpochMetrics;
 import org.junit.jupiter.api.Test;
 import tech.tablesaw.api.DoubleColumn;
 import tech.tablesaw.api.StringColumn;

@@ -7,8 +7,8 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import org.d2l.multigpu.parallel.EpochListener;
-import org.d2l.multigpu.parallel.EpochMetrics;
+import org.d2l.multigpu.loop.EpochListener;
+import org.d2l.multigpu.loop.EpochMetrics;
 import org.junit.jupiter.api.Test;
 
 class LiveFigureTest {

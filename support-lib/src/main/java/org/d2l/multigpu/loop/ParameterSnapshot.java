@@ -1,4 +1,4 @@
-package org.d2l.multigpu.parallel;
+package org.d2l.multigpu.loop;
 
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
@@ -19,7 +19,7 @@ public final class ParameterSnapshot implements AutoCloseable {
     private final NDManager manager;
     private final Map<String, NDArray> values;
 
-    ParameterSnapshot(NDManager parent, Map<String, NDArray> source) {
+    private ParameterSnapshot(NDManager parent, Map<String, NDArray> source) {
         this.manager = parent.newSubManager();
         Map<String, NDArray> copies = new LinkedHashMap<>();
         for (Map.Entry<String, NDArray> e : source.entrySet()) {
@@ -28,6 +28,11 @@ public final class ParameterSnapshot implements AutoCloseable {
             copies.put(e.getKey(), c);
         }
         this.values = Collections.unmodifiableMap(copies);
+    }
+
+    /** A copy of {@code source}'s arrays under their parameter ids, held by a sub-manager of {@code parent}. */
+    public static ParameterSnapshot copyOf(Map<String, NDArray> source, NDManager parent) {
+        return new ParameterSnapshot(parent, source);
     }
 
     /** A copy of {@code net}'s own parameters and running statistics, held by a sub-manager of {@code manager}. */

@@ -1,4 +1,4 @@
-package org.d2l.multigpu.parallel;
+package org.d2l.multigpu.loop;
 
 import ai.djl.Device;
 import ai.djl.nn.Block;
@@ -8,7 +8,7 @@ import org.d2l.multigpu.checkpoint.Stateful;
 
 /**
  * A trainer bound to its data that trains one epoch at a time: what {@link TrainingLoop} drives, whether
- * the replicas live in this process ({@link DataParallelTrainer#epochs}) or on Spark's executors.
+ * the replicas live in this process (the data-parallel trainer's {@code epochs}) or on Spark's executors.
  */
 public interface EpochTrainer {
 

@@ -1,4 +1,4 @@
-package org.d2l.multigpu.parallel;
+package org.d2l.multigpu.loop;
 
 /**
  * Told about a training run as it goes: before the first epoch, at the start of every epoch, after

@@ -1,4 +1,4 @@
-package org.d2l.multigpu.parallel;
+package org.d2l.multigpu.loop;
 
 import java.util.List;
 import java.util.function.Predicate;

@@ -1,4 +1,4 @@
-package org.d2l.multigpu.parallel;
+package org.d2l.multigpu.loop;
 
 import java.util.List;
 import org.d2l.multigpu.eval.EpochRow;
@@ -8,7 +8,7 @@ import org.d2l.multigpu.eval.MetricsTable;
  * What one epoch of training measured: mean training loss and accuracy, test accuracy (NaN when
  * there is no test set), training seconds, training examples per second, how often the replicas
  * were synchronised (gradient allreduces or parameter averagings) with the bytes that moved for it
- * (see {@link ReplicaSync}: reduce and broadcast, 0 for a single replica), in FLOAT16 training the
+ * (a reduce and a broadcast, 0 for a single replica), in FLOAT16 training the
  * steps skipped for overflowing gradients and the loss scale at the end of the epoch (NaN when the
  * epoch used no loss scaling), the global steps (or parameter-averaging rounds) the epoch took,
  * skipped ones included (0 when not counted), the bytes of optimizer state each replica held at
