@@ -7,32 +7,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.djl.Device;
 import ai.djl.ndarray.NDArray;
-import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.Shape;
 import ai.djl.training.loss.Loss;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import org.d2l.multigpu.models.LeNet;
-import org.d2l.multigpu.runtime.Djl;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.d2l.multigpu.runtime.WithCpuManager;
 import org.junit.jupiter.api.Test;
 
-class CollectivesTest {
-
-    private NDManager manager;
-
-    @BeforeEach
-    void setUp() {
-        Djl.setup();
-        manager = NDManager.newBaseManager(Device.cpu());
-    }
-
-    @AfterEach
-    void tearDown() {
-        manager.close();
-    }
+class CollectivesTest extends WithCpuManager {
 
     private static List<Device> cpus(int k) {
         return Collections.nCopies(k, Device.cpu());

@@ -5,36 +5,20 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import ai.djl.Device;
 import ai.djl.ndarray.NDArray;
-import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.Shape;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import org.d2l.multigpu.compression.CompressionHook;
 import org.d2l.multigpu.compression.Compressor;
-import org.d2l.multigpu.runtime.Djl;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.d2l.multigpu.runtime.WithCpuManager;
 import org.junit.jupiter.api.Test;
 
 /** Buckets through the gradient hooks: what the plain and the compression hook sum, and the traffic they report. */
-class GradientBucketTest {
+class GradientBucketTest extends WithCpuManager {
 
     private static final Shape[] SHAPES = {new Shape(3, 4), new Shape(5), new Shape(2, 2, 3)};
-    private NDManager manager;
-
-    @BeforeEach
-    void setUp() {
-        Djl.setup();
-        manager = NDManager.newBaseManager(Device.cpu());
-    }
-
-    @AfterEach
-    void tearDown() {
-        manager.close();
-    }
 
     /** Entry j of every replica, k replicas, random values from {@code seed}. */
     private List<List<NDArray>> entries(int k, long seed) {

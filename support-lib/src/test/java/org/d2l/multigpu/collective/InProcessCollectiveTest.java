@@ -3,33 +3,16 @@ package org.d2l.multigpu.collective;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import ai.djl.Device;
 import ai.djl.ndarray.NDArray;
-import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.Shape;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
-import org.d2l.multigpu.runtime.Djl;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.d2l.multigpu.runtime.WithCpuManager;
 import org.junit.jupiter.api.Test;
 
 /** The seam's in-process collectives: what reduce and broadcast compute, and the traffic they and messages report. */
-class InProcessCollectiveTest {
-
-    private NDManager manager;
-
-    @BeforeEach
-    void setUp() {
-        Djl.setup();
-        manager = NDManager.newBaseManager(Device.cpu());
-    }
-
-    @AfterEach
-    void tearDown() {
-        manager.close();
-    }
+class InProcessCollectiveTest extends WithCpuManager {
 
     private List<NDArray> random(int k, int n, long seed) {
         Random r = new Random(seed);

@@ -6,9 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import ai.djl.Device;
 import ai.djl.ndarray.NDArray;
-import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
 import java.util.ArrayList;
@@ -16,28 +14,14 @@ import java.util.List;
 import java.util.Random;
 import org.d2l.multigpu.collective.Collective;
 import org.d2l.multigpu.collective.Traffic;
-import org.d2l.multigpu.runtime.Djl;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.d2l.multigpu.runtime.WithCpuManager;
 import org.junit.jupiter.api.Test;
 
 /** What each compressor sends, what it keeps, and what its receivers add up. */
-class CompressorTest {
+class CompressorTest extends WithCpuManager {
 
     private static final float EPS = Math.ulp(1f); // float32's machine epsilon, 2^-23
 
-    private NDManager manager;
-
-    @BeforeEach
-    void setUp() {
-        Djl.setup();
-        manager = NDManager.newBaseManager(Device.cpu());
-    }
-
-    @AfterEach
-    void tearDown() {
-        manager.close();
-    }
 
     /** {@code k} arrays of {@code shape} with normal values of standard deviation {@code scale}, from {@code seed}. */
     private List<NDArray> gradients(int k, Shape shape, double scale, long seed) {

@@ -7,29 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.djl.Device;
 import ai.djl.ndarray.NDArray;
-import ai.djl.ndarray.NDManager;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import org.d2l.multigpu.runtime.Djl;
 import org.d2l.multigpu.runtime.IntraOpThreads;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.d2l.multigpu.runtime.WithCpuManager;
 import org.junit.jupiter.api.Test;
 
-class StagesTest {
-
-    private NDManager manager;
-
-    @BeforeEach
-    void setUp() {
-        Djl.setup();
-        manager = NDManager.newBaseManager(Device.cpu());
-    }
-
-    @AfterEach
-    void tearDown() {
-        manager.close();
-    }
+class StagesTest extends WithCpuManager {
 
     @Test
     void stagesRunAtOnceWithOneTorchThreadEachAndPassArraysOverLinks() {

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import ai.djl.Device;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.Shape;
@@ -15,24 +14,9 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-class AutogradTest {
-
-    private NDManager manager;
-
-    @BeforeEach
-    void setUp() {
-        Djl.setup();
-        manager = NDManager.newBaseManager(Device.cpu());
-    }
-
-    @AfterEach
-    void tearDown() {
-        manager.close();
-    }
+class AutogradTest extends WithCpuManager {
 
     /** x * x recorded and back-propagated with gradient g: x's gradient is 2 x g, exact in float32 for these values. */
     private float[] squareGradient(NDManager m, float[] x, float[] g) {
