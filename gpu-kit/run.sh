@@ -34,7 +34,8 @@ kit_dir=$(realpath -m "${KIT_DIR:-/tmp/d2l-gpu-kit}")
 results=$(realpath -m "${RESULTS:-$root/build/gpu-kit/results}")
 [[ -n "${KIT_JNI:-}" ]] && KIT_JNI=$(realpath -m "$KIT_JNI")
 python=${PYTHON:-python3}
-[[ "$python" == */* ]] && python=$(realpath -m "$python")
+# -s: a venv's python is a link to the system's, and only through the link is it the venv's
+[[ "$python" == */* ]] && python=$(realpath -ms "$python")
 cd "$root"
 deadline=${KIT_DEADLINE:-0}
 stages=("$@")

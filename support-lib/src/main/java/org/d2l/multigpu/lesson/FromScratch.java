@@ -97,7 +97,9 @@ public final class FromScratch {
     public static void sgd(List<NDArray> params, float lr, long batchSize) {
         try (NoGrad off = NoGrad.scope()) {
             for (NDArray p : params) {
-                try (NDArray g = p.getGradient(); NDArray step = g.mul(lr / batchSize)) {
+                // the factor on the gradient's device: its manager may be another device's (a lesson's default manager is
+                // gpu(0)'s on a GPU machine, and its virtual replicas are on the CPU)
+                try (NDArray g = p.getGradient(); NDArray factor = Scalars.of(g, lr / batchSize); NDArray step = g.mul(factor)) {
                     p.subi(step);
                 }
             }

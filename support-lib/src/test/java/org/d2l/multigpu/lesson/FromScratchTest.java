@@ -6,8 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.djl.Device;
+import ai.djl.engine.Engine;
 import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.Shape;
+import ai.djl.training.GradientCollector;
 import ai.djl.training.loss.Loss;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -30,6 +33,21 @@ class FromScratchTest extends WithCpuManager {
         FromScratch.allreduce(List.of(a, b, c));
         for (NDArray x : List.of(a, b, c)) {
             assertArrayEquals(new float[] {111, 222}, x.toFloatArray());
+        }
+    }
+
+    @Test
+    void sgdMakesItsStepOnTheParametersDeviceWhateverTheirManagersDevice() {
+        // on a GPU machine a lesson's default manager is gpu(0)'s and holds the copies of virtual replicas on the CPU;
+        // a step made by that manager would sit on the GPU (on this machine without one: cannot be made at all)
+        try (NDManager gpuNamed = NDManager.newBaseManager(Device.gpu(0))) {
+            NDArray p = FromScratch.getParams(List.of(manager.create(new float[] {1, 2})), Device.cpu(), manager).get(0);
+            try (GradientCollector gc = Engine.getInstance().newGradientCollector()) {
+                gc.backward(p.mul(manager.create(new float[] {4, 8})).sum()); // gradient 4, 8
+            }
+            p.attach(gpuNamed);
+            FromScratch.sgd(List.of(p), 0.5f, 2);
+            assertArrayEquals(new float[] {0, 0}, p.toFloatArray());
         }
     }
 

@@ -171,7 +171,22 @@ class GpuTest {
         double d = maxDifference(one, many);
         System.out.printf("    largest difference %.2e, largest move %.2e: %.2e of the move (float32 bound %.2e)%n",
                 d, move, d / move, gpuRounding(16 * devices.size() / microBatches));
+        System.out.println("    each parameter's difference / its own move: " + perParameter(one, many, start));
         return d / move;
+    }
+
+    /** Each parameter's largest difference between {@code a} and {@code b} as a part of its own largest move from {@code start}. */
+    private static String perParameter(Block a, Block b, Block start) {
+        StringBuilder out = new StringBuilder();
+        for (int i = 0; i < a.getParameters().size(); i++) {
+            NDArray x = a.getParameters().get(i).getValue().getArray();
+            NDArray y = b.getParameters().get(i).getValue().getArray();
+            NDArray x0 = start.getParameters().get(i).getValue().getArray();
+            float d = x.sub(y).abs().max().getFloat();
+            float m = x.sub(x0).abs().max().getFloat();
+            out.append(String.format("%s%s %.1e", i == 0 ? "" : ", ", a.getParameters().get(i).getKey(), d / m));
+        }
+        return out.toString();
     }
 
     @Test
