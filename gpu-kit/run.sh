@@ -11,7 +11,8 @@
 #   tests     the GPU test group (GpuTest, tag "gpu") $KIT_TEST_RUNS times, TF32 off as scripts/test.sh --gpu runs it,
 #             then once with PyTorch's default TF32 (not counted: it shows what TF32 changes)
 #   bench     bench/run.sh gpu's measurement: PyTorch, DJL's Trainer and the trainer (1 and 2 replicas on one GPU),
-#             LeNet and ResNet-18 (width 64, batch 256), side by side in one run
+#             LeNet and ResNet-18 (width 64, batch 256), side by side in one run; then where a LeNet step's host time
+#             goes, the trainer beside DJL's Trainer (bench StepProfile on the GPU)
 #   lessons   every lesson at CI's smoke settings, run by gpu-kit/RunNotebook.java and judged by scripts/check_outputs.py,
 #             but beyond-one-machine (its Spark executors train on CPUs, and the kit carries no Spark)
 #   concise   multiple-gpus-concise at the book's settings (all of Fashion-MNIST, width 64, 10 epochs)
@@ -139,6 +140,12 @@ stage_bench() {
         note "bench $model:"
         grep '^|' "$results/bench-$model.log" | sed 's/^/    /' >>"$summary"
     done
+    # where a LeNet step's time goes on the host, the trainer beside DJL's Trainer (bench/run.sh profile, on the GPU)
+    if ! late; then
+        (cd "$root" && java_run org.d2l.multigpu.bench.StepProfile lenet 300 gpu) >"$results/profile-lenet.log" 2>&1 || rc=1
+        note "profile lenet on the GPU (host ms per step):"
+        grep '^|' "$results/profile-lenet.log" | sed 's/^/    /' >>"$summary"
+    fi
     return $rc
 }
 

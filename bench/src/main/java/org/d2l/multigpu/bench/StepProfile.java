@@ -31,17 +31,29 @@ import org.d2l.multigpu.step.StepPhases;
  * trainer's phases come from its own record ({@code recentSteps}), DJL's from clock readings around the forward
  * pass and loss, the backward pass and {@code Trainer.step} (EasyTrain.trainBatch's work, without its batch split);
  * what the trainer spends outside its phases (reading the loss and accuracy, the step's manager) is the rest.
+ * On a GPU ({@code gpu} as the third argument) the phases are the host's time: the kernels run asynchronously, and
+ * a step waits for them where it reads a number back. The trainer reads its loss and accuracy every step, so DJL's
+ * side then reads its loss too (its rest), which makes both sides wait for their step's kernels.
  */
 public final class StepProfile {
 
     private StepProfile() {}
 
-    /** Arguments: the model (lenet or lenet-sigmoid) and the number of steps each side takes. */
+    /** Arguments: the model (lenet or lenet-sigmoid), the number of steps each side takes, and cpu or gpu. */
     public static void main(String[] args) {
         Djl.setup();
         String model = args.length > 0 ? args[0] : "lenet-sigmoid";
         int steps = args.length > 1 ? Integer.parseInt(args[1]) : 300;
-        try (NDManager manager = NDManager.newBaseManager()) {
+        String where = args.length > 2 ? args[2] : "cpu";
+        if (!where.equals("cpu") && !where.equals("gpu")) {
+            throw new IllegalArgumentException("profile runs on cpu or gpu, got " + where + ".");
+        }
+        boolean gpu = where.equals("gpu");
+        if (gpu && Devices.gpuCount() == 0) {
+            throw new IllegalStateException("profile on gpu: DJL sees no GPU on this machine.");
+        }
+        Device device = gpu ? Device.gpu(0) : Device.cpu();
+        try (NDManager manager = NDManager.newBaseManager(device)) {
             manager.getEngine().setRandomSeed(42);
             List<NDList> batches = new ArrayList<>();
             for (int i = 0; i < 8; i++) {
@@ -49,26 +61,27 @@ public final class StepProfile {
                         manager.randomInteger(0, 10, new Shape(256), DataType.INT32).toType(DataType.FLOAT32, false)));
             }
             Shape input = new Shape(1, 1, 28, 28);
-            try (Model m = Model.newInstance("djl", Device.cpu());
-                    DataParallelTrainer ours = DataParallelTrainer.builder(block(model)).setDevices(Devices.virtual(1))
+            try (Model m = Model.newInstance("djl", device);
+                    DataParallelTrainer ours = DataParallelTrainer.builder(block(model))
+                            .setDevices(gpu ? List.of(device) : Devices.virtual(1))
                             .optInputShape(input).optLearningRate(0.1f).optProgress(false).build()) {
                 m.setBlock(block(model));
                 try (Trainer djl = m.newTrainer(new DefaultTrainingConfig(Loss.softmaxCrossEntropyLoss())
                         .optOptimizer(Optimizer.sgd().setLearningRateTracker(Tracker.fixed(0.1f)).build())
-                        .optDevices(new Device[] {Device.cpu()}))) {
+                        .optDevices(new Device[] {device}))) {
                     djl.initialize(input);
-                    double[] djlPhases = new double[3];
+                    double[] djlPhases = new double[4];
                     double[] ourPhases = new double[Phase.values().length];
                     double[] totals = new double[2];
                     for (int s = -20; s < steps; s++) {
                         NDList b = batches.get(Math.floorMod(s, batches.size()));
                         boolean count = s >= 0;
-                        double[] d = djlStep(djl, manager, b);
+                        double[] d = djlStep(djl, manager, b, gpu);
                         long t0 = System.nanoTime();
                         ours.trainStep(b.get(0), b.get(1));
                         double oursMs = (System.nanoTime() - t0) / 1e6;
                         if (count) {
-                            for (int i = 0; i < 3; i++) {
+                            for (int i = 0; i < d.length; i++) {
                                 djlPhases[i] += d[i];
                                 totals[0] += d[i];
                             }
@@ -79,7 +92,7 @@ public final class StepProfile {
                             totals[1] += oursMs;
                         }
                     }
-                    print(model, steps, djlPhases, ourPhases, totals);
+                    print(model, steps, where, djlPhases, ourPhases, totals);
                 }
             }
         }
@@ -93,8 +106,11 @@ public final class StepProfile {
         };
     }
 
-    /** One DJL step on copies of {@code b}: milliseconds of forward and loss, backward, and Trainer.step. */
-    private static double[] djlStep(Trainer trainer, NDManager manager, NDList b) {
+    /**
+     * One DJL step on copies of {@code b}: milliseconds of forward and loss, backward, Trainer.step, and (when
+     * {@code readLoss}) reading the loss back.
+     */
+    private static double[] djlStep(Trainer trainer, NDManager manager, NDList b, boolean readLoss) {
         try (NDManager sub = manager.newSubManager()) {
             NDArray x = b.get(0).duplicate();
             NDArray y = b.get(1).duplicate();
@@ -102,33 +118,42 @@ public final class StepProfile {
             long t0 = System.nanoTime();
             long t1;
             long t2;
+            NDArray l;
             try (GradientCollector gc = trainer.newGradientCollector()) {
                 NDList preds = trainer.forward(new NDList(x));
-                NDArray l = trainer.getLoss().evaluate(new NDList(y), preds);
+                l = trainer.getLoss().evaluate(new NDList(y), preds);
                 t1 = System.nanoTime();
                 gc.backward(l);
                 t2 = System.nanoTime();
             }
             trainer.step();
             long t3 = System.nanoTime();
-            return new double[] {(t1 - t0) / 1e6, (t2 - t1) / 1e6, (t3 - t2) / 1e6};
+            if (readLoss) {
+                l.getFloat();
+            }
+            long t4 = System.nanoTime();
+            return new double[] {(t1 - t0) / 1e6, (t2 - t1) / 1e6, (t3 - t2) / 1e6, (t4 - t3) / 1e6};
         }
     }
 
-    private static void print(String model, int steps, double[] djl, double[] ours, double[] totals) {
+    private static void print(String model, int steps, String where, double[] djl, double[] ours, double[] totals) {
         double oursInPhases = Arrays.stream(ours).sum();
-        System.out.printf(Locale.ROOT, "### Where a step's time goes: %s, batch 256, 1 replica, %d steps each, taking turns "
-                + "(ms per step, means)%n%n", model, steps);
+        boolean gpu = where.equals("gpu");
+        System.out.printf(Locale.ROOT, "### Where a step's time goes: %s, batch 256, 1 replica on the %s, %d steps each, taking "
+                + "turns (ms per step, means%s)%n%n", model, where.toUpperCase(Locale.ROOT), steps,
+                gpu ? "; the host's time, the GPU's kernels running behind it" : "");
         System.out.println("| | data | forward (and loss) | backward | sync | update (and zeroing) | rest | step |");
         System.out.println("|---|---|---|---|---|---|---|---|");
-        System.out.printf(Locale.ROOT, "| DJL Trainer + the work of EasyTrain.trainBatch | - | %.2f | %.2f | - | %.2f | - | %.2f |%n",
-                djl[0] / steps, djl[1] / steps, djl[2] / steps, totals[0] / steps);
+        System.out.printf(Locale.ROOT, "| DJL Trainer + the work of EasyTrain.trainBatch | - | %.2f | %.2f | - | %.2f | %s | %.2f |%n",
+                djl[0] / steps, djl[1] / steps, djl[2] / steps, gpu ? String.format(Locale.ROOT, "%.2f", djl[3] / steps) : "-",
+                totals[0] / steps);
         System.out.printf(Locale.ROOT, "| DataParallelTrainer.trainStep | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |%n",
                 ours[0] / steps, ours[1] / steps, ours[2] / steps, ours[3] / steps, ours[4] / steps,
                 (totals[1] - oursInPhases) / steps, totals[1] / steps);
         System.out.println();
         System.out.println("DJL's update column is Trainer.step (the optimizer and the gradients' zeroing); the trainer's "
                 + "rest is its time outside the recorded phases (reading each step's loss and accuracy, the step's arrays "
-                + "freed, the rollback copy of running statistics).");
+                + "freed, the rollback copy of running statistics)" + (gpu ? "; DJL's rest is reading its loss back, where "
+                + "its host waits for the step's kernels." : "."));
     }
 }
