@@ -1,6 +1,7 @@
 package org.d2l.multigpu.models;
 
 import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDList;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
@@ -11,6 +12,7 @@ import ai.djl.nn.convolutional.Conv2d;
 import ai.djl.nn.core.Linear;
 import ai.djl.nn.pooling.Pool;
 import java.util.List;
+import java.util.function.Function;
 
 /** The LeNet of d2l's "multi-GPU training from scratch": conv 20@3x3, conv 50@5x5, dense 128, dense 10. */
 public final class LeNet {
@@ -42,16 +44,21 @@ public final class LeNet {
 
     /** The same network as a DJL block, for the data-parallel trainer and DJL's own {@code Trainer}. */
     public static SequentialBlock block() {
+        return block(Activation::relu);
+    }
+
+    /** The same block with {@code activation} in place of its ReLUs (d2l's first LeNet used sigmoids). */
+    public static SequentialBlock block(Function<NDList, NDList> activation) {
         return new SequentialBlock()
                 .add(Conv2d.builder().setFilters(20).setKernelShape(new Shape(3, 3)).build())
-                .add(Activation::relu)
+                .add(activation)
                 .add(Pool.avgPool2dBlock(new Shape(2, 2), new Shape(2, 2)))
                 .add(Conv2d.builder().setFilters(50).setKernelShape(new Shape(5, 5)).build())
-                .add(Activation::relu)
+                .add(activation)
                 .add(Pool.avgPool2dBlock(new Shape(2, 2), new Shape(2, 2)))
                 .add(Blocks.batchFlattenBlock())
                 .add(Linear.builder().setUnits(128).build())
-                .add(Activation::relu)
+                .add(activation)
                 .add(Linear.builder().setUnits(10).build());
     }
 

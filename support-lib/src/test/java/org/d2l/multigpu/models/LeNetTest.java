@@ -2,12 +2,14 @@ package org.d2l.multigpu.models;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDList;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
+import ai.djl.nn.Activation;
 import ai.djl.nn.Block;
 import ai.djl.training.ParameterStore;
 import java.util.List;
@@ -38,6 +40,28 @@ class LeNetTest {
             }
             NDArray z = block.forward(new ParameterStore(manager, false), new NDList(x), false).head();
             assertArrayEquals(y.toFloatArray(), z.toFloatArray(), 1e-5f);
+        }
+    }
+
+    @Test
+    void anotherActivationKeepsTheLayersAndChangesOnlyTheNonlinearity() {
+        Djl.setup();
+        try (NDManager manager = NDManager.newBaseManager()) {
+            Block relu = LeNet.block();
+            Block sigmoid = LeNet.block(Activation::sigmoid);
+            relu.initialize(manager, DataType.FLOAT32, new Shape(1, 1, 28, 28));
+            sigmoid.initialize(manager, DataType.FLOAT32, new Shape(1, 1, 28, 28));
+            assertEquals(relu.getParameters().keys(), sigmoid.getParameters().keys());
+            for (int i = 0; i < relu.getParameters().size(); i++) {
+                NDArray w = relu.getParameters().valueAt(i).getArray();
+                assertEquals(w.getShape(), sigmoid.getParameters().valueAt(i).getArray().getShape());
+                FromScratch.copyInto(w, sigmoid.getParameters().valueAt(i).getArray());
+            }
+            NDArray x = manager.randomUniform(0, 1, new Shape(2, 1, 28, 28));
+            NDArray a = relu.forward(new ParameterStore(manager, false), new NDList(x), false).head();
+            NDArray b = sigmoid.forward(new ParameterStore(manager, false), new NDList(x), false).head();
+            assertEquals(a.getShape(), b.getShape());
+            assertTrue(a.sub(b).abs().max().getFloat() > 1e-3f, "the activation made no difference");
         }
     }
 

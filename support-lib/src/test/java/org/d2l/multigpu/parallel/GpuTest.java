@@ -16,11 +16,6 @@ import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
 import ai.djl.nn.Activation;
 import ai.djl.nn.Block;
-import ai.djl.nn.Blocks;
-import ai.djl.nn.SequentialBlock;
-import ai.djl.nn.convolutional.Conv2d;
-import ai.djl.nn.core.Linear;
-import ai.djl.nn.pooling.Pool;
 import ai.djl.training.ParameterStore;
 import ai.djl.training.loss.Loss;
 import ai.djl.training.optimizer.Optimizer;
@@ -124,17 +119,7 @@ class GpuTest {
 
     /** LeNet.block() with sigmoids in place of its ReLUs: the same layers and sums, and no kink at 0. */
     private static Block smoothLeNet() {
-        return new SequentialBlock()
-                .add(Conv2d.builder().setFilters(20).setKernelShape(new Shape(3, 3)).build())
-                .add(Activation::sigmoid)
-                .add(Pool.avgPool2dBlock(new Shape(2, 2), new Shape(2, 2)))
-                .add(Conv2d.builder().setFilters(50).setKernelShape(new Shape(5, 5)).build())
-                .add(Activation::sigmoid)
-                .add(Pool.avgPool2dBlock(new Shape(2, 2), new Shape(2, 2)))
-                .add(Blocks.batchFlattenBlock())
-                .add(Linear.builder().setUnits(128).build())
-                .add(Activation::sigmoid)
-                .add(Linear.builder().setUnits(10).build());
+        return LeNet.block(Activation::sigmoid);
     }
 
     /** Higham's gamma(n) for float32: the relative bound of a sum of n terms computed in any order. */
