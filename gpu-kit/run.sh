@@ -114,7 +114,7 @@ stage_tests() {
             --details=tree --disable-banner --reports-dir "$results/tests-$i") >"$results/tests-$i.log" 2>&1 &&
             ! grep -q -E '\[ +0 tests successful' "$results/tests-$i.log" && passed=$((passed + 1))
         note "tests run $i: $(grep -E 'tests (successful|failed|aborted)' "$results/tests-$i.log" | tr -s ' ' | paste -sd, -)"
-        grep -E '^[0-9a-zA-Z(+].* vs |differ|of the move|left behind:|MB before|✘|Expected|AssertionFailed|Error' "$results/tests-$i.log" |
+        grep -E '^[0-9a-zA-Z(+].* vs |differ|of the move|its own move|left behind:|MB before|✘|Expected|AssertionFailed|Error' "$results/tests-$i.log" |
             head -n 30 | sed 's/^/    /' >>"$summary"
     done
     grep -q -E '\[ +0 tests successful' "$results/tests-1.log" 2>/dev/null &&
