@@ -10,31 +10,11 @@ import org.d2l.multigpu.loop.EpochListener;
 import org.d2l.multigpu.loop.EpochMetrics;
 import org.d2l.multigpu.parallel.DataParallelTrainer;
 import org.d2l.multigpu.parallel.ResumeFixture;
-import org.d2l.multigpu.parallel.TrainerFixture;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.d2l.multigpu.parallel.WithResumeFixture;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** An early-stopping run resumed from a checkpoint stops where the unbroken run stops, with its best model. */
-class EarlyStoppingResumeTest {
-
-    @TempDir
-    Path dir;
-
-    private TrainerFixture f;
-    private ResumeFixture r;
-
-    @BeforeEach
-    void setUp() {
-        f = new TrainerFixture();
-        r = new ResumeFixture(f);
-    }
-
-    @AfterEach
-    void tearDown() throws Exception {
-        f.close();
-    }
+class EarlyStoppingResumeTest extends WithResumeFixture {
 
     /** Lower test accuracy is "better": the first epoch stays the best, and patience 2 stops the run after epoch 3. */
     private static EarlyStoppingConfiguration config() {

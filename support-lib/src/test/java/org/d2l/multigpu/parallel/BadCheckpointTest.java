@@ -16,30 +16,10 @@ import java.util.Arrays;
 import java.util.List;
 import org.d2l.multigpu.devices.Devices;
 import org.d2l.multigpu.loop.EpochMetrics;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** Damaged checkpoints are skipped with a note, those of another run refused with what differs, nothing lost. */
-class BadCheckpointTest {
-
-    @TempDir
-    Path dir;
-
-    private TrainerFixture f;
-    private ResumeFixture r;
-
-    @BeforeEach
-    void setUp() {
-        f = new TrainerFixture();
-        r = new ResumeFixture(f);
-    }
-
-    @AfterEach
-    void tearDown() throws Exception {
-        f.close();
-    }
+class BadCheckpointTest extends WithResumeFixture {
 
     private DataParallelTrainer lenet(int k, DataType type) {
         return r.trainer(k, 7, dir, b -> b.optLearningRate(0.1f).optDataType(type).optShuffleSeed(3));

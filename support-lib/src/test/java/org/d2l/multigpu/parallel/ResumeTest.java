@@ -3,13 +3,9 @@ package org.d2l.multigpu.parallel;
 import ai.djl.ndarray.types.DataType;
 import ai.djl.training.optimizer.Optimizer;
 import ai.djl.training.tracker.Tracker;
-import java.nio.file.Path;
 import org.d2l.multigpu.compression.Compressor;
 import org.d2l.multigpu.precision.LossScaler;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A run resumed from a checkpoint in a new trainer ends with the parameters (bit for bit, every replica)
@@ -17,24 +13,7 @@ import org.junit.jupiter.api.io.TempDir;
  * and precision: the new trainer starts from other weights and another data order seed, so only what the
  * checkpoint holds can make it equal.
  */
-class ResumeTest {
-
-    @TempDir
-    Path dir;
-
-    private TrainerFixture f;
-    private ResumeFixture r;
-
-    @BeforeEach
-    void setUp() {
-        f = new TrainerFixture();
-        r = new ResumeFixture(f);
-    }
-
-    @AfterEach
-    void tearDown() throws Exception {
-        f.close();
-    }
+class ResumeTest extends WithResumeFixture {
 
     private static Optimizer momentum() {
         return Optimizer.sgd().setLearningRateTracker(Tracker.fixed(0.05f)).optMomentum(0.9f).build();
