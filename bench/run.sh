@@ -22,7 +22,7 @@
 # Java side only. About 6 minutes on an idle 2-core machine (not part of "all").
 # "widths": the peer comparison for ResNet-18 of width 16, 32 and 64 (the first stage's channels; the concise
 # lesson trains width 16 on a CPU), ms/step of the trainer against PyTorch where torch is installed.
-# "collectives": JMH micro-benchmark (CollectivesBenchmark) of Collectives.allreduce against ringAllreduce on the CPU,
+# "collectives": JMH micro-benchmark (CollectivesBenchmark) of the direct allreduce (through device 0) against Ring.allreduce on the CPU,
 # 2 and 4 arrays of LeNet's and ResNet-18's parameter count, ms per call; short by default (1 fork, 2 warm-up and
 # 3 measured iterations of 1 s, about 1.5 minutes); BENCH_ARGS are JMH's options there, e.g. "-f 3 -wi 5 -i 10"
 # (not part of "all").
@@ -78,7 +78,7 @@ out=$(mktemp)
   echo "# Benchmark results"
   echo
   if [ "$which" = collectives ]; then
-    echo "Made by \`${BENCH_ARGS:+BENCH_ARGS=\"$BENCH_ARGS\" }bench/run.sh collectives\` (JMH, ms per call; 1 fork, 2 warm-up and 3 measured iterations of 1 s unless BENCH_ARGS says otherwise): Collectives.allreduce against ringAllreduce, k arrays of a model's parameter count on the CPU."
+    echo "Made by \`${BENCH_ARGS:+BENCH_ARGS=\"$BENCH_ARGS\" }bench/run.sh collectives\` (JMH, ms per call; 1 fork, 2 warm-up and 3 measured iterations of 1 s unless BENCH_ARGS says otherwise): the direct allreduce (through device 0) against Ring.allreduce (ringAllreduce), k arrays of a model's parameter count on the CPU."
   elif [ "$which" = peer ]; then
     echo "Made by \`bench/run.sh peer\`. Goal (issue 19): a LeNet step within 1.1x of PyTorch's, ResNet-18 no slower than before."
   elif [[ $which == lenet || $which == resnet18 || $which == all ]]; then

@@ -8,7 +8,7 @@ import java.util.Locale;
 import java.util.Map;
 import org.d2l.multigpu.bench.harness.ChildProcess;
 import org.d2l.multigpu.bench.harness.Cli;
-import org.d2l.multigpu.bench.harness.RoundResults;
+import org.d2l.multigpu.bench.harness.Measurements;
 import org.d2l.multigpu.bench.harness.Rounds;
 
 /**
@@ -42,7 +42,7 @@ public final class Bench {
     /** Runs every configuration once per round, each in a fresh process, and prints a table. */
     private static void parent(BenchOptions o) throws Exception {
         boolean peer = o.suite.equals("peer") || o.configs().get(0).equals("torch");
-        RoundResults runs = Rounds.run(o.configs(), o.rounds, c -> runChild(c, o),
+        Measurements runs = Rounds.run(o.configs(), o.rounds, c -> runChild(c, o),
                 (r, c, res) -> System.err.printf(Locale.ROOT, "round %d %-9s %9.1f examples/s  peak RSS %6.0f MB%s%n",
                         r, c, res[0], res[1] / 1024, peer ? String.format(Locale.ROOT,
                         "  %8.1f ms/step  %6.0f page faults/step", res[2], res[3]) : ""));

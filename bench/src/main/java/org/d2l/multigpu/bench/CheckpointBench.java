@@ -15,7 +15,7 @@ import java.util.List;
 import java.util.Locale;
 import org.d2l.multigpu.bench.harness.Cli;
 import org.d2l.multigpu.bench.harness.MarkdownTable;
-import org.d2l.multigpu.bench.harness.RoundResults;
+import org.d2l.multigpu.bench.harness.Measurements;
 import org.d2l.multigpu.checkpoint.Checkpoint;
 import org.d2l.multigpu.checkpoint.CheckpointPolicy;
 import org.d2l.multigpu.checkpoint.CheckpointStore;
@@ -131,7 +131,7 @@ public final class CheckpointBench {
     }
 
     private static double median(List<Double> values) {
-        return RoundResults.median(values.stream().mapToDouble(Double::doubleValue).toArray());
+        return Measurements.median(values.stream().mapToDouble(Double::doubleValue).toArray());
     }
 
     private static DataParallelTrainer trainer(String model, int k, CheckpointPolicy settings) {

@@ -9,7 +9,8 @@ import ai.djl.nn.Block;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.d2l.multigpu.collective.Collectives;
+import org.d2l.multigpu.collective.Collective;
+import org.d2l.multigpu.collective.Ring;
 import org.d2l.multigpu.collective.Traffic;
 import org.d2l.multigpu.models.LeNet;
 import org.d2l.multigpu.models.ResNet;
@@ -29,8 +30,8 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * JMH micro-benchmark of {@link Collectives#allreduce} (through device 0) against
- * {@link Collectives#ringAllreduce} on the CPU: k arrays (one per virtual device) of as many float32
+ * JMH micro-benchmark of {@link Ring#allreduce} (through device 0) against
+ * {@link Ring#allreduce} on the CPU: k arrays (one per virtual device) of as many float32
  * elements as LeNet's or ResNet-18's parameters (a flattened gradient), milliseconds per call. Short
  * by default (1 fork, 2 warm-up and 3 measured iterations of 1 s); JMH's options override it, e.g.
  * {@code BENCH_ARGS="-f 3 -wi 5 -i 10" bench/run.sh collectives}.
@@ -78,13 +79,13 @@ public class CollectivesBenchmark {
     /** Sums into device 0 and copies the sum back: device 0 sends and receives (k-1) x N elements. */
     @Benchmark
     public Traffic allreduce() {
-        return Collectives.allreduce(data);
+        return Collective.direct().allreduce("data", data);
     }
 
     /** Reduce-scatter and all-gather round the ring: every device sends and receives 2(k-1)/k x N elements. */
     @Benchmark
     public Traffic ringAllreduce() {
-        return Collectives.ringAllreduce(data);
+        return Ring.allreduce(data);
     }
 
     /** The number of parameters of {@code net} initialised for 28x28 grey images. */

@@ -16,7 +16,7 @@ import java.util.Map;
 import java.util.function.Supplier;
 import org.d2l.multigpu.bench.harness.Cli;
 import org.d2l.multigpu.bench.harness.MarkdownTable;
-import org.d2l.multigpu.bench.harness.RoundResults;
+import org.d2l.multigpu.bench.harness.Measurements;
 import org.d2l.multigpu.compression.Compressor;
 import org.d2l.multigpu.devices.Devices;
 import org.d2l.multigpu.loop.EpochMetrics;
@@ -111,7 +111,7 @@ public final class CompressionBench {
     }
 
     private static double median(List<Double> values) {
-        return RoundResults.median(values.stream().mapToDouble(Double::doubleValue).toArray());
+        return Measurements.median(values.stream().mapToDouble(Double::doubleValue).toArray());
     }
 
     private static DataParallelTrainer trainer(String model, Compressor compressor) {

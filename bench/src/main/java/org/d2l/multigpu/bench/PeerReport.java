@@ -3,7 +3,7 @@ package org.d2l.multigpu.bench;
 import java.io.IOException;
 import java.util.Locale;
 import org.d2l.multigpu.bench.harness.MarkdownTable;
-import org.d2l.multigpu.bench.harness.RoundResults;
+import org.d2l.multigpu.bench.harness.Measurements;
 
 /**
  * The table of the peer suite: examples per second, median step time and its ratio to PyTorch's
@@ -15,7 +15,7 @@ final class PeerReport {
     private PeerReport() {}
 
     /** Formats the runs of every configuration ({@code [examples/s, peak RSS kB, ms/step, faults/step]} each). */
-    static String table(BenchOptions o, RoundResults runs) throws IOException {
+    static String table(BenchOptions o, Measurements runs) throws IOException {
         StringBuilder sb = new StringBuilder(TrainerReport.heading(o));
         String base = runs.configs().get(0);
         if (!base.equals("torch")) {

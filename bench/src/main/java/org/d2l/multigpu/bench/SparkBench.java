@@ -12,7 +12,7 @@ import org.d2l.multigpu.bench.harness.ChildProcess;
 import org.d2l.multigpu.bench.harness.Cli;
 import org.d2l.multigpu.bench.harness.Machine;
 import org.d2l.multigpu.bench.harness.MarkdownTable;
-import org.d2l.multigpu.bench.harness.RoundResults;
+import org.d2l.multigpu.bench.harness.Measurements;
 import org.d2l.multigpu.bench.harness.Rounds;
 import org.d2l.multigpu.compression.Compressor;
 import org.d2l.multigpu.data.FashionMnistData;
@@ -129,7 +129,7 @@ public final class SparkBench {
     private static void parent(Options o) throws Exception {
         int workers = o.workers;
         int batch = o.batch;
-        RoundResults runs = Rounds.run(o.configs, o.rounds, c -> runChild(c, o),
+        Measurements runs = Rounds.run(o.configs, o.rounds, c -> runChild(c, o),
                 (r, c, res) -> System.err.printf(Locale.ROOT, "round %d %-10s %8.1f examples/s  overhead/round %6.1f ms  "
                         + "round %6.1f ms  peak RSS %5.0f MB%n", r, c, res[0], res[1], res[2], res[3] / 1024));
         StringBuilder sb = new StringBuilder();
@@ -232,8 +232,8 @@ public final class SparkBench {
                 }
                 examplesPerSecond = epochs * data.examples() / ((System.nanoTime() - t0) / 1e9);
                 List<RoundResult> timed = spark.getRounds().subList(warmRounds, spark.getRounds().size());
-                extra[0] = 1000 * RoundResults.median(timed.stream().mapToDouble(RoundResult::overheadSeconds).toArray());
-                extra[1] = 1000 * RoundResults.median(timed.stream().mapToDouble(RoundResult::seconds).toArray());
+                extra[0] = 1000 * Measurements.median(timed.stream().mapToDouble(RoundResult::overheadSeconds).toArray());
+                extra[1] = 1000 * Measurements.median(timed.stream().mapToDouble(RoundResult::seconds).toArray());
             }
         } else if (config.startsWith("allreduce")) {
             try (JavaSparkContext sc = LocalCluster.start(o.master, workers);
@@ -242,10 +242,10 @@ public final class SparkBench {
                 spark.fit(data, null, 1 + epochs); // one stage: a warm-up epoch (JIT, engine, join), then the timed ones
                 List<AllreduceEpoch> timed = spark.getEpochLog().subList(1, spark.getEpochLog().size());
                 examplesPerSecond = epochs * data.examples() / timed.stream().mapToDouble(AllreduceEpoch::stageSeconds).sum();
-                extra[2] = 1000 * RoundResults.median(timed.stream().mapToDouble(AllreduceEpoch::computeSecondsPerStep).toArray());
-                extra[3] = 1000 * RoundResults.median(timed.stream().mapToDouble(AllreduceEpoch::allreduceSecondsPerStep).toArray());
-                extra[4] = 1000 * RoundResults.median(timed.stream().mapToDouble(AllreduceEpoch::updateSecondsPerStep).toArray());
-                extra[5] = 1000 * RoundResults.median(timed.stream().mapToDouble(AllreduceEpoch::stageOverheadSeconds).toArray());
+                extra[2] = 1000 * Measurements.median(timed.stream().mapToDouble(AllreduceEpoch::computeSecondsPerStep).toArray());
+                extra[3] = 1000 * Measurements.median(timed.stream().mapToDouble(AllreduceEpoch::allreduceSecondsPerStep).toArray());
+                extra[4] = 1000 * Measurements.median(timed.stream().mapToDouble(AllreduceEpoch::updateSecondsPerStep).toArray());
+                extra[5] = 1000 * Measurements.median(timed.stream().mapToDouble(AllreduceEpoch::stageOverheadSeconds).toArray());
                 extra[6] = 1000 * spark.getEpochLog().get(0).joinSeconds(); // once per fit
                 extra[7] = timed.get(0).bytesSentPerStep(0);
                 extra[8] = timed.get(0).ringBytesPerStep();

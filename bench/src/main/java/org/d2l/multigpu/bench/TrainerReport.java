@@ -5,7 +5,7 @@ import java.util.Arrays;
 import java.util.Locale;
 import org.d2l.multigpu.bench.harness.Machine;
 import org.d2l.multigpu.bench.harness.MarkdownTable;
-import org.d2l.multigpu.bench.harness.RoundResults;
+import org.d2l.multigpu.bench.harness.Measurements;
 
 /**
  * The table of the trainers, averaging, precision and gpu suites: examples per second, the ratio to
@@ -20,7 +20,7 @@ final class TrainerReport {
     private TrainerReport() {}
 
     /** The heading and table of {@code runs} ({@code [examples/s, peak RSS kB, (averaging) bytes/epoch]} each). */
-    static String table(BenchOptions o, RoundResults runs) throws IOException {
+    static String table(BenchOptions o, Measurements runs) throws IOException {
         String base = runs.configs().get(0);
         boolean averaging = base.equals("ga2");
         String baseName = averaging ? "gradient averaging" : base.equals("fp32") ? "FLOAT32"

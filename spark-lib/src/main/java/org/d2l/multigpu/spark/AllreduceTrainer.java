@@ -19,7 +19,7 @@ import org.d2l.multigpu.compression.Compressor;
 import org.d2l.multigpu.data.Batches;
 import org.d2l.multigpu.eval.Accuracy;
 import org.d2l.multigpu.loop.EpochListener;
-import org.d2l.multigpu.loop.EpochListeners;
+import org.d2l.multigpu.loop.RunListeners;
 import org.d2l.multigpu.loop.EpochMetrics;
 import org.d2l.multigpu.loop.EpochTrainer;
 import org.d2l.multigpu.loop.TrainingInterruptedException;
@@ -154,7 +154,7 @@ public final class AllreduceTrainer implements AutoCloseable {
     public EpochMetrics trainEpoch(SplitData data, RandomAccessDataset testSet) {
         beginRun(1);
         try {
-            return trainEpoch(data, testSet, EpochListeners.of(progress));
+            return trainEpoch(data, testSet, RunListeners.of(progress));
         } finally {
             endRun();
         }

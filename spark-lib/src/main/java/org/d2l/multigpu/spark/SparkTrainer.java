@@ -16,7 +16,7 @@ import org.d2l.multigpu.collective.Traffic;
 import org.d2l.multigpu.data.Batches;
 import org.d2l.multigpu.eval.Accuracy;
 import org.d2l.multigpu.loop.EpochListener;
-import org.d2l.multigpu.loop.EpochListeners;
+import org.d2l.multigpu.loop.RunListeners;
 import org.d2l.multigpu.loop.EpochMetrics;
 import org.d2l.multigpu.loop.EpochTrainer;
 import org.d2l.multigpu.loop.TrainingLoop;
@@ -158,7 +158,7 @@ public final class SparkTrainer implements AutoCloseable {
      * partition has used its minibatches, then accuracy on {@code testSet} (may be null).
      */
     public EpochMetrics trainEpoch(ShardedData data, RandomAccessDataset testSet) {
-        return trainEpoch(data, testSet, EpochListeners.of(progress));
+        return trainEpoch(data, testSet, RunListeners.of(progress));
     }
 
     EpochMetrics trainEpoch(ShardedData data, RandomAccessDataset testSet, EpochListener events) {

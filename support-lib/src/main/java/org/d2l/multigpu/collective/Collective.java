@@ -25,10 +25,10 @@ public interface Collective {
     /** Sums the arrays of {@code data} so that afterwards every one holds the sum; {@code key} as in {@link #reduce}. */
     Traffic allreduce(String key, List<NDArray> data);
 
-    /** Ring reduce-scatter: shard i receives the sum of chunk i of every array ({@link Collectives#reduceScatter}). */
+    /** Ring reduce-scatter: shard i receives the sum of chunk i of every array ({@link Ring#reduceScatter}). */
     Traffic reduceScatter(List<NDArray> data, List<NDArray> shards);
 
-    /** Ring all-gather: shard i is copied into chunk i of every array ({@link Collectives#allGather}). */
+    /** Ring all-gather: shard i is copied into chunk i of every array ({@link Ring#allGather}). */
     Traffic allGather(List<NDArray> shards, List<NDArray> data);
 
     /**

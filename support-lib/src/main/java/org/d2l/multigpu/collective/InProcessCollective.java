@@ -79,12 +79,12 @@ final class InProcessCollective implements Collective {
             List<NDArray> shards = new ArrayList<>(m);
             for (int j = 0; j < m; j++) {
                 try (NDArray whole = part.get(j).reshape(-1)) {
-                    NDArray s = Collectives.shard(whole, m, j);
+                    NDArray s = Ring.shard(whole, m, j);
                     s.attach(tmp);
                     shards.add(s);
                 }
             }
-            scatter = Collectives.reduceScatter(part, shards).placed(from, k);
+            scatter = Ring.reduceScatter(part, shards).placed(from, k);
             RingSchedule chunks = RingSchedule.ownChunks(into.size(), m);
             NDArray flat = tmp.zeros(new Shape(into.size()), into.getDataType(), into.getDevice());
             for (int j = 0; j < m; j++) {
@@ -125,17 +125,43 @@ final class InProcessCollective implements Collective {
 
     @Override
     public Traffic allreduce(String key, List<NDArray> data) {
-        return ring ? Collectives.ringAllreduce(data) : Collectives.allreduce(data);
+        return ring ? Ring.allreduce(data) : throughFirst(data);
+    }
+
+    /**
+     * The naive allreduce: sums the arrays of {@code data} (one per replica) into the first, in replica
+     * order, then copies that sum back into every other; device 0 receives (k-1) x N and sends (k-1) x N.
+     */
+    private static Traffic throughFirst(List<NDArray> data) {
+        if (data.isEmpty()) {
+            throw new IllegalArgumentException("allreduce needs at least one array.");
+        }
+        int k = data.size();
+        long n = data.get(0).size();
+        long[] sent = new long[k];
+        long[] received = new long[k];
+        NDArray first = data.get(0);
+        for (int i = 1; i < data.size(); i++) {
+            OnDevice.addInto(data.get(i), first); // a copy made to cross devices is freed at once
+            sent[i] += n;
+            received[0] += n;
+        }
+        for (int i = 1; i < data.size(); i++) {
+            OnDevice.copyInto(first, data.get(i));
+            sent[0] += n;
+            received[i] += n;
+        }
+        return Traffic.elements(sent, received, data.get(0).getDataType().getNumOfBytes());
     }
 
     @Override
     public Traffic reduceScatter(List<NDArray> data, List<NDArray> shards) {
-        return Collectives.reduceScatter(data, shards);
+        return Ring.reduceScatter(data, shards);
     }
 
     @Override
     public Traffic allGather(List<NDArray> shards, List<NDArray> data) {
-        return Collectives.allGather(shards, data);
+        return Ring.allGather(shards, data);
     }
 
     /**

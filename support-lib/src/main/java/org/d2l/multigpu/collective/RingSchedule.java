@@ -6,13 +6,13 @@ import java.util.Arrays;
  * Who sends and receives which chunk at each step of a ring allreduce of {@code n} elements over
  * {@code k} ranks, seen from one rank, as plain arithmetic (no arrays of the engine): what a process
  * that holds one replica needs to take part in the ring. The chunking and step order are those of
- * the in-process ring ({@link Collectives#ringAllreduce}, which follows this schedule): chunk c has n / k elements, the first
+ * the in-process ring ({@link Ring#allreduce}, which follows this schedule): chunk c has n / k elements, the first
  * n mod k one more; rank r sends to rank r + 1 and receives from rank r - 1 (mod k); at
  * reduce-scatter step s rank r sends chunk (r - s) mod k and adds the chunk (r - 1 - s) mod k it
  * receives into its own, so that after k - 1 steps it holds the sum of chunk (r + 1) mod k; at
  * all-gather step s it sends chunk (r + 1 - s) mod k and keeps chunk (r - s) mod k. The
  * {@link #ownChunks} variant shifts every chunk index by -1, so that rank r ends the reduce-scatter
- * with chunk r (as {@link Collectives#reduceScatter} and {@link Collectives#allGather}).
+ * with chunk r (as {@link Ring#reduceScatter} and {@link Ring#allGather}).
  */
 public final class RingSchedule {
 

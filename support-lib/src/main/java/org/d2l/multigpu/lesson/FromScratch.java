@@ -10,7 +10,8 @@ import ai.djl.training.loss.Loss;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BiFunction;
-import org.d2l.multigpu.collective.Collectives;
+import org.d2l.multigpu.collective.Collective;
+import org.d2l.multigpu.collective.Ring;
 import org.d2l.multigpu.collective.Traffic;
 import org.d2l.multigpu.devices.Devices;
 import org.d2l.multigpu.devices.OnDevice;
@@ -20,7 +21,7 @@ import org.d2l.multigpu.runtime.Scalars;
 /**
  * The primitives of d2l's "multi-GPU training from scratch", by the book's names: the notebook
  * writes them out itself, and these are the same functions for reuse; the collectives themselves
- * (ring allreduce and its halves, the partition of tensors) are the engine's {@link Collectives}.
+ * (ring allreduce and its halves, the partition of tensors) are the engine's {@link Ring}.
  */
 public final class FromScratch {
 
@@ -45,11 +46,11 @@ public final class FromScratch {
 
     /**
      * The book's {@code allreduce}: sums the arrays of {@code data} (one per device) into the first, then
-     * copies that sum back into every other ({@link Collectives#allreduce}); returns the elements each
-     * device sent and received (device 0 receives (k-1) x N and sends (k-1) x N).
+     * copies that sum back into every other ({@link Collective#direct()}'s allreduce); returns the elements
+     * each device sent and received (device 0 receives (k-1) x N and sends (k-1) x N).
      */
     public static Traffic allreduce(List<NDArray> data) {
-        return Collectives.allreduce(data);
+        return Collective.direct().allreduce("data", data);
     }
 
     /** Overwrites {@code dst} in place with the values of {@code src}, which may be on another device. */

@@ -38,7 +38,7 @@ public final class TrainingLoop {
      */
     public static List<EpochMetrics> run(EpochTrainer trainer, int maxEpochs, Predicate<EpochMetrics> stopAfter,
             Stateful caller, EpochListener... listeners) {
-        EpochListeners events = EpochListeners.of(trainer.progress(), listeners);
+        RunListeners events = RunListeners.of(trainer.progress(), listeners);
         try (RunCheckpoints checkpoints = RunCheckpoints.of(trainer, caller)) {
             events.onFitStart(maxEpochs);
             List<EpochMetrics> run = checkpoints.resume(maxEpochs, events);

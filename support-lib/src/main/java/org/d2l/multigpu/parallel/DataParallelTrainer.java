@@ -14,7 +14,7 @@ import org.d2l.multigpu.compression.CompressionHook;
 import org.d2l.multigpu.devices.Devices;
 import org.d2l.multigpu.devices.ReplicaStore;
 import org.d2l.multigpu.loop.EpochListener;
-import org.d2l.multigpu.loop.EpochListeners;
+import org.d2l.multigpu.loop.RunListeners;
 import org.d2l.multigpu.loop.EpochMetrics;
 import org.d2l.multigpu.loop.EpochTrainer;
 import org.d2l.multigpu.loop.ParameterSnapshot;
@@ -50,7 +50,7 @@ public final class DataParallelTrainer implements AutoCloseable {
     /** The manager of the block's parameters when this trainer initialised them, freed by close(); else null. */
     private final NDManager ownParameters;
     /** The parameters the rule updates, one store per replica: float32 (replica 0's are the block's own), or pure float16's. */
-    final Replicas masters;
+    final ReplicaParameters masters;
     /** How the replicas compute (FLOAT32 on the masters, or FLOAT16 copies of them). */
     final PrecisionPolicy precision;
     /** Runs each global step: the replicas' passes, the rule's update, the phases' times. */
@@ -76,10 +76,10 @@ public final class DataParallelTrainer implements AutoCloseable {
             ownParameters = NDManager.newBaseManager(home);
             net.initialize(ownParameters, DataType.FLOAT32, c.inputShape());
         }
-        List<Parameter> params = Replicas.parametersOn(net, home);
+        List<Parameter> params = ReplicaParameters.parametersOn(net, home);
         precision = PrecisionPolicy.create(c.dataType(), c.masterWeights(), c.lossScaler(), net, devices, params, manager);
         compression = c.compressor() == null ? null : CompressionHook.of(c.compressor(), c.collective());
-        masters = new Replicas(precision.masters(), params, c.collective(), compression);
+        masters = new ReplicaParameters(precision.masters(), params, c.collective(), compression);
         core = new GlobalStep(net, c.loss(), devices, c.sync(), c.optimizer(), masters, precision, c.concurrent(),
                 c.syncBatchNorm());
     }
@@ -281,7 +281,7 @@ public final class DataParallelTrainer implements AutoCloseable {
      * running, and a {@link TrainingInterruptedException} says where it stopped.
      */
     public EpochMetrics trainEpoch(RandomAccessDataset trainSet, RandomAccessDataset testSet) {
-        return epochs(trainSet, testSet).trainEpoch(EpochListeners.of(config.progress()));
+        return epochs(trainSet, testSet).trainEpoch(RunListeners.of(config.progress()));
     }
 
     /** Whether the run wants a progress line. */

@@ -43,7 +43,7 @@ final class GlobalStep implements AutoCloseable {
     private final List<Device> devices;
     private final ReplicaSync sync;
     private final Optimizer optimizer;
-    private final Replicas masters;
+    private final ReplicaParameters masters;
     private final PrecisionPolicy precision;
     private final ReplicaWorkers workers;
     /** With synchronised BatchNorm: where the replicas exchange statistics, and one thread per replica; else null. */
@@ -60,7 +60,7 @@ final class GlobalStep implements AutoCloseable {
      * The steps of {@code net} on {@code devices} under {@code sync}; {@code concurrent} as the trainer's setting
      * (null: one thread per distinct device), {@code syncBatchNorm} for synchronised BatchNorm.
      */
-    GlobalStep(Block net, Loss loss, List<Device> devices, ReplicaSync sync, Optimizer optimizer, Replicas masters,
+    GlobalStep(Block net, Loss loss, List<Device> devices, ReplicaSync sync, Optimizer optimizer, ReplicaParameters masters,
             PrecisionPolicy precision, Boolean concurrent, boolean syncBatchNorm) {
         this.net = net;
         this.loss = loss;

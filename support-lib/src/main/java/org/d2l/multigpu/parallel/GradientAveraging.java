@@ -62,7 +62,7 @@ public final class GradientAveraging implements ReplicaSync {
      * The replica that updates each of {@code replicas.parameters()} and so holds its optimizer state:
      * replica 0 for every parameter, or with {@link #shardedState()} the owner of each trained one.
      */
-    public int[] owners(Replicas replicas) {
+    public int[] owners(ReplicaParameters replicas) {
         List<Parameter> params = replicas.parameters();
         int[] owner = new int[params.size()];
         if (!sharded) {
@@ -97,13 +97,13 @@ public final class GradientAveraging implements ReplicaSync {
      * {@code active} replicas (the others hold none: a last batch smaller than k gives only some replicas a shard,
      * weighted by its share) are reduced on the parameter's owner; each owner's optimizer updates its parameters
      * once (every replica then sets its gradients to zero); the owners broadcast them, and running statistics
-     * are averaged over the active replicas. With a gradient hook ({@link Replicas#hook()}: compression), the
+     * are averaged over the active replicas. With a gradient hook ({@link ReplicaParameters#hook()}: compression), the
      * gradients go through it instead, in one bucket, and every replica takes the same update itself, as DDP
      * does: parameters never travel. Records the phases (SYNC, UPDATE) in
-     * {@link Replicas#phases()}; returns the bytes the collective moved.
+     * {@link ReplicaParameters#phases()}; returns the bytes the collective moved.
      */
     @Override
-    public long step(Replicas replicas, Optimizer optimizer, int active) {
+    public long step(ReplicaParameters replicas, Optimizer optimizer, int active) {
         Collective c = replicas.collective();
         List<Parameter> params = replicas.parameters();
         StepPhases phases = replicas.phases();
@@ -180,7 +180,7 @@ public final class GradientAveraging implements ReplicaSync {
     }
 
     /** Averages running statistics of the active replicas into replica 0 and broadcasts the mean to every replica. */
-    private static Traffic averageStatistics(Replicas replicas, Collective c, String id, int active) {
+    private static Traffic averageStatistics(ReplicaParameters replicas, Collective c, String id, int active) {
         List<NDArray> stats = new ArrayList<>(replicas.size());
         for (int i = 0; i < replicas.size(); i++) {
             stats.add(replicas.get(i).get(id));
@@ -194,7 +194,7 @@ public final class GradientAveraging implements ReplicaSync {
     }
 
     @Override
-    public long[] optimizerStateBytes(Replicas replicas, Optimizer optimizer) {
+    public long[] optimizerStateBytes(ReplicaParameters replicas, Optimizer optimizer) {
         OptimizerState state = OptimizerState.of(optimizer);
         List<Parameter> params = replicas.parameters();
         int[] owner = owners(replicas);

@@ -33,7 +33,7 @@ import org.d2l.multigpu.step.StepPhases;
  * once per round, not k times.
  *
  * <p>The rule is a setting without state (the rounds since the last averaging are kept by each
- * trainer's {@link Replicas}), so one object can configure any number of trainers.
+ * trainer's {@link ReplicaParameters}), so one object can configure any number of trainers.
  *
  * <p>At frequency 1 with SGD, with or without momentum (state averaged), the update is linear and
  * this equals gradient averaging over equal shards; with Adam it does not.
@@ -74,7 +74,7 @@ public final class ParameterAveraging implements ReplicaSync {
     }
 
     @Override
-    public long step(Replicas replicas, Optimizer optimizer, int active) {
+    public long step(ReplicaParameters replicas, Optimizer optimizer, int active) {
         for (int i = 0; i < active; i++) {
             ReplicaStore r = replicas.get(i);
             long start = StepPhases.now();
@@ -93,12 +93,12 @@ public final class ParameterAveraging implements ReplicaSync {
     }
 
     @Override
-    public long finish(Replicas replicas, Optimizer optimizer) {
+    public long finish(ReplicaParameters replicas, Optimizer optimizer) {
         return replicas.roundsSinceSync() > 0 ? average(replicas, optimizer) : 0;
     }
 
     @Override
-    public long[] optimizerStateBytes(Replicas replicas, Optimizer optimizer) {
+    public long[] optimizerStateBytes(ReplicaParameters replicas, Optimizer optimizer) {
         OptimizerState state = OptimizerState.of(optimizer);
         long[] bytes = new long[replicas.size()];
         for (int i = 0; i < replicas.size(); i++) {
@@ -120,7 +120,7 @@ public final class ParameterAveraging implements ReplicaSync {
      * Averages over the workers that stepped since the last averaging, through the replicas' collective
      * (a reduce on replica 0, then a broadcast), and writes the mean to all; returns the bytes moved.
      */
-    private long average(Replicas replicas, Optimizer optimizer) {
+    private long average(ReplicaParameters replicas, Optimizer optimizer) {
         List<Parameter> params = replicas.parameters();
         List<Integer> from = replicas.steppedSinceSync();
         if (replicas.size() == 1) {
@@ -151,7 +151,7 @@ public final class ParameterAveraging implements ReplicaSync {
         return bytes;
     }
 
-    private static long averageState(Replicas replicas, Collective c, List<Parameter> params, Optimizer optimizer,
+    private static long averageState(ReplicaParameters replicas, Collective c, List<Parameter> params, Optimizer optimizer,
             List<Integer> from, NDManager tmp) {
         OptimizerState state = OptimizerState.of(optimizer);
         long bytes = 0;

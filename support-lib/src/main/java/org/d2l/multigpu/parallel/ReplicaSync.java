@@ -8,7 +8,7 @@ import org.d2l.multigpu.optimizer.OptimizerState;
  * over the replicas, gradients averaged every step) or {@link ParameterAveraging} (each replica takes
  * its own minibatch and its own optimizer step, parameters averaged every N rounds). A rule is a
  * setting without state: what it needs to remember (rounds since the last averaging) the trainer's
- * {@link Replicas} keep.
+ * {@link ReplicaParameters} keep.
  *
  * <p>A synchronisation's bytes are what the replicas' {@link org.d2l.multigpu.collective.Collective} moved
  * ({@code Traffic}), counted the same way for both rules: with {@code Collective.direct()} the reduce is
@@ -37,13 +37,13 @@ public interface ReplicaSync {
      * gradients (already recorded in {@code replicas}); returns the bytes it synchronised, 0 when
      * this round did not synchronise.
      */
-    long step(Replicas replicas, Optimizer optimizer, int active);
+    long step(ReplicaParameters replicas, Optimizer optimizer, int active);
 
     /**
      * Leaves every replica with the same parameters at the end of an epoch or when training stops,
      * and starts a new averaging period; returns the bytes synchronised, 0 when nothing was pending.
      */
-    default long finish(Replicas replicas, Optimizer optimizer) {
+    default long finish(ReplicaParameters replicas, Optimizer optimizer) {
         return 0;
     }
 
@@ -51,7 +51,7 @@ public interface ReplicaSync {
      * The bytes of optimizer state each replica holds (index i for replica i), read from the
      * optimizer's own state arrays: by default all of it on replica 0, which updates every parameter.
      */
-    default long[] optimizerStateBytes(Replicas replicas, Optimizer optimizer) {
+    default long[] optimizerStateBytes(ReplicaParameters replicas, Optimizer optimizer) {
         OptimizerState state = OptimizerState.of(optimizer);
         long[] bytes = new long[replicas.size()];
         for (var p : replicas.parameters()) {

@@ -71,7 +71,7 @@ class InProcessCollectiveTest extends WithCpuManager {
                 float bound = (k - 1) * Math.ulp(1f) * 4 * Math.abs(want[e]) + 1e-6f;
                 assertEquals(want[e], got[e], bound, "k " + k + ", element " + e);
             }
-            long[] c = Collectives.chunkSizes(11, k);
+            long[] c = Ring.chunkSizes(11, k);
             long gather = 11 - c[0];
             assertEquals((k - 1) * 11 + gather, t.totalSent(), "reduce-scatter (k - 1) N, then every chunk but the root's");
         }

@@ -89,7 +89,7 @@ class RingScheduleTest {
                     for (float[] row : input) {
                         arrays.add(manager.create(row));
                     }
-                    Traffic traffic = Collectives.ringAllreduce(arrays);
+                    Traffic traffic = Ring.allreduce(arrays);
                     RingSchedule ring = RingSchedule.allreduce(n, k);
                     for (int r = 0; r < k; r++) {
                         String where = "k=" + k + ", n=" + n + ", rank " + r;
@@ -135,7 +135,7 @@ class RingScheduleTest {
                     arrays.add(manager.create(input[r]));
                     shards.add(manager.zeros(new Shape(ring.chunkSize(r))));
                 }
-                Collectives.reduceScatter(arrays, shards);
+                Ring.reduceScatter(arrays, shards);
                 for (int r = 0; r < k; r++) {
                     assertEquals(r, ring.reducedChunk(r));
                     float[] mine = Arrays.copyOfRange(reduced[r], (int) ring.chunkStart(r), (int) ring.chunkEnd(r));

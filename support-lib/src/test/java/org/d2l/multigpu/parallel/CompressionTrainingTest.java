@@ -16,7 +16,7 @@ import ai.djl.training.dataset.ArrayDataset;
 import ai.djl.util.Pair;
 import java.util.List;
 import org.d2l.multigpu.collective.Collective;
-import org.d2l.multigpu.collective.Collectives;
+import org.d2l.multigpu.collective.Ring;
 import org.d2l.multigpu.compression.Compressor;
 import org.d2l.multigpu.devices.Devices;
 import org.d2l.multigpu.loop.EpochMetrics;
@@ -76,7 +76,7 @@ class CompressionTrainingTest {
         long perStep = 0;
         for (Pair<String, Parameter> p : ring.getParameters()) {
             long n = p.getValue().getArray().size();
-            perStep += 4 * (n + Collectives.chunkSizes(n, 2)[1] + n);
+            perStep += 4 * (n + Ring.chunkSizes(n, 2)[1] + n);
         }
         assertEquals(4 * perStep, m.syncBytes());
     }

@@ -24,7 +24,7 @@ import ai.djl.util.cuda.CudaUtils;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
-import org.d2l.multigpu.collective.Collectives;
+import org.d2l.multigpu.collective.Ring;
 import org.d2l.multigpu.collective.Traffic;
 import org.d2l.multigpu.devices.Devices;
 import org.d2l.multigpu.lesson.FromScratch;
@@ -362,7 +362,7 @@ class GpuTest {
         for (int i = 0; i < devices.size(); i++) {
             data.add(fixture().closeLater(NDManager.newBaseManager(devices.get(i))).arange(10f).mul(i + 1));
         }
-        Traffic t = Collectives.ringAllreduce(data);
+        Traffic t = Ring.allreduce(data);
         for (NDArray a : data) {
             assertEquals(3 * 45f, a.sum().getFloat(), "every device holds the sum");
         }

@@ -7,7 +7,7 @@ import java.util.Map;
 
 /**
  * Runs every configuration once per round, rotating their order by one every round so that a machine
- * that slows down or speeds up affects them alike, and keeps each run's figures in a {@link RoundResults}.
+ * that slows down or speeds up affects them alike, and keeps each run's figures in a {@link Measurements}.
  */
 public final class Rounds {
 
@@ -28,7 +28,7 @@ public final class Rounds {
     private Rounds() {}
 
     /** Runs {@code rounds} rounds of {@code configs} with {@code measurement}, reporting each run to {@code progress}. */
-    public static RoundResults run(List<String> configs, int rounds, Measurement measurement, Progress progress)
+    public static Measurements run(List<String> configs, int rounds, Measurement measurement, Progress progress)
             throws Exception {
         if (configs.isEmpty() || rounds < 1) {
             throw new IllegalArgumentException("need at least one configuration and one round, got " + configs
@@ -43,7 +43,7 @@ public final class Rounds {
                 progress.report(r + 1, c, figures);
             }
         }
-        return new RoundResults(runs);
+        return new Measurements(runs);
     }
 
     /** The order of {@code configs} in round {@code round} (from 0): the list rotated left by {@code round}. */

@@ -23,7 +23,7 @@ class RoundsTest {
     void runsEveryConfigurationOncePerRoundInRotatedOrderAndKeepsItsFigures() throws Exception {
         List<String> measured = new ArrayList<>();
         List<String> reported = new ArrayList<>();
-        RoundResults r = Rounds.run(List.of("x", "y"), 3, c -> {
+        Measurements r = Rounds.run(List.of("x", "y"), 3, c -> {
             measured.add(c);
             return new double[] {measured.size()};
         }, (round, c, f) -> reported.add(round + c + (int) f[0]));

@@ -11,7 +11,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.function.Supplier;
 import org.d2l.multigpu.collective.Collective;
-import org.d2l.multigpu.collective.Collectives;
+import org.d2l.multigpu.collective.Ring;
 import org.d2l.multigpu.collective.RingSchedule;
 import org.d2l.multigpu.collective.Traffic;
 import org.d2l.multigpu.compression.CompressionHook;
@@ -47,7 +47,7 @@ class TcpRingCollectiveTest {
                 Traffic t = c.allreduce("w", mine(k, r, a));
                 summed[r] = a.toFloatArray();
                 NDArray b = m.create(input[r]);
-                NDArray s = m.zeros(new ai.djl.ndarray.types.Shape(Collectives.chunkSizes(n, k)[r]));
+                NDArray s = m.zeros(new ai.djl.ndarray.types.Shape(Ring.chunkSizes(n, k)[r]));
                 Traffic rs = c.reduceScatter(mine(k, r, b), mine(k, r, s));
                 shard[r] = s.toFloatArray();
                 NDArray out = m.zeros(new ai.djl.ndarray.types.Shape(n));
@@ -63,17 +63,17 @@ class TcpRingCollectiveTest {
             for (int r = 0; r < k; r++) {
                 ring.add(m.create(input[r]));
                 data.add(m.create(input[r]));
-                shards.add(m.zeros(new ai.djl.ndarray.types.Shape(Collectives.chunkSizes(n, k)[r])));
+                shards.add(m.zeros(new ai.djl.ndarray.types.Shape(Ring.chunkSizes(n, k)[r])));
             }
-            Collectives.ringAllreduce(ring);
-            Collectives.reduceScatter(data, shards);
+            Ring.allreduce(ring);
+            Ring.reduceScatter(data, shards);
             List<NDArray> gather = new ArrayList<>();
             for (int r = 0; r < k; r++) {
                 gather.add(m.zeros(new ai.djl.ndarray.types.Shape(n)));
             }
-            Collectives.allGather(shards, gather);
+            Ring.allGather(shards, gather);
             RingSchedule schedule = RingSchedule.allreduce(n, k);
-            long[] chunks = Collectives.chunkSizes(n, k);
+            long[] chunks = Ring.chunkSizes(n, k);
             for (int r = 0; r < k; r++) {
                 assertArrayEquals(ring.get(r).toFloatArray(), summed[r], 0f, "allreduce, rank " + r);
                 assertArrayEquals(shards.get(r).toFloatArray(), shard[r], 0f, "reduce-scatter, rank " + r);

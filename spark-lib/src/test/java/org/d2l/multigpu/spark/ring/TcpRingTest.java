@@ -20,7 +20,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.function.Function;
-import org.d2l.multigpu.collective.Collectives;
+import org.d2l.multigpu.collective.Ring;
 import org.d2l.multigpu.collective.RingSchedule;
 import org.d2l.multigpu.runtime.Djl;
 import org.junit.jupiter.api.Test;
@@ -113,7 +113,7 @@ class TcpRingTest {
             for (float[] row : input) {
                 arrays.add(manager.create(row));
             }
-            Collectives.ringAllreduce(arrays);
+            Ring.allreduce(arrays);
             RingSchedule schedule = RingSchedule.allreduce(n, k);
             for (int r = 0; r < k; r++) {
                 assertArrayEquals(arrays.get(r).toFloatArray(), viaTcp[r], "rank " + r); // same sums in the same order

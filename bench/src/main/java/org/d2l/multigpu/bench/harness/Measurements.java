@@ -12,12 +12,12 @@ import org.apache.commons.math3.stat.descriptive.rank.Median;
  * summaries: medians, maxima and medians of per-round ratios (a ratio between two configurations
  * measured in the same round, so that the machine's drift between rounds cancels).
  */
-public final class RoundResults {
+public final class Measurements {
 
     private final Map<String, List<double[]>> runs;
 
     /** The runs of each configuration in round order, the configurations in the order given. */
-    public RoundResults(Map<String, List<double[]>> runs) {
+    public Measurements(Map<String, List<double[]>> runs) {
         this.runs = new LinkedHashMap<>();
         runs.forEach((c, v) -> this.runs.put(c, List.copyOf(v)));
     }

@@ -16,7 +16,7 @@ import org.d2l.multigpu.models.LeNet;
 import org.d2l.multigpu.runtime.WithCpuManager;
 import org.junit.jupiter.api.Test;
 
-class CollectivesTest extends WithCpuManager {
+class RingTest extends WithCpuManager {
 
     private static List<Device> cpus(int k) {
         return Collections.nCopies(k, Device.cpu());
@@ -34,7 +34,7 @@ class CollectivesTest extends WithCpuManager {
     /** Asserts that each of the k arrays {@code got}, made from {@code spread(k, rows)}, holds the naive allreduce's sums. */
     private void assertHoldTheSums(int k, int rows, List<NDArray> got) {
         List<NDArray> naive = spread(k, rows);
-        Collectives.allreduce(naive);
+        Collective.direct().allreduce("data", naive);
         for (int i = 0; i < k; i++) {
             assertEquals(new Shape(rows, 3), got.get(i).getShape());
             assertArrayEquals(naive.get(0).toFloatArray(), got.get(i).toFloatArray(), 1e-4f,
@@ -47,7 +47,7 @@ class CollectivesTest extends WithCpuManager {
         for (int k = 1; k <= 5; k++) {
             for (int rows : new int[] {1, 3, 7}) { // 3, 9 and 21 elements: chunks of unequal size
                 List<NDArray> ring = spread(k, rows);
-                Collectives.ringAllreduce(ring);
+                Ring.allreduce(ring);
                 assertHoldTheSums(k, rows, ring);
             }
         }
@@ -57,12 +57,12 @@ class CollectivesTest extends WithCpuManager {
     void ringAllreduceSendsTwoTimesKMinusOneOverKTimesNPerDevice() {
         int k = 4;
         List<NDArray> data = spread(k, 8); // N = 24, divisible by 4: 2 x 3/4 x 24 = 36 per device
-        Traffic t = Collectives.ringAllreduce(data);
+        Traffic t = Ring.allreduce(data);
         for (int i = 0; i < k; i++) {
             assertEquals(36, t.sent()[i], "device " + i);
             assertEquals(36, t.received()[i], "device " + i);
         }
-        Traffic naive = Collectives.allreduce(spread(k, 8));
+        Traffic naive = Collective.direct().allreduce("data", spread(k, 8));
         assertEquals(3 * 24, naive.received()[0]); // (k-1) x N into device 0
         assertEquals(3 * 24, naive.sent()[0]); // and as much back out
         assertEquals(24, naive.sent()[1]);
@@ -73,8 +73,8 @@ class CollectivesTest extends WithCpuManager {
         for (int k = 1; k <= 5; k++) {
             for (int rows : new int[] {1, 3, 7}) {
                 long n = rows * 3L;
-                long[] c = Collectives.chunkSizes(n, k);
-                Traffic t = Collectives.ringAllreduce(spread(k, rows));
+                long[] c = Ring.chunkSizes(n, k);
+                Traffic t = Ring.allreduce(spread(k, rows));
                 long total = 0;
                 for (int i = 0; i < k; i++) {
                     long expected = 2 * n - c[(i + 1) % k] - c[(i + 2) % k];
@@ -85,15 +85,15 @@ class CollectivesTest extends WithCpuManager {
                 assertEquals(total, t.totalSent());
             }
         }
-        assertArrayEquals(new long[] {3, 3, 2, 2}, Collectives.chunkSizes(10, 4));
-        assertArrayEquals(new long[] {1, 1, 0}, Collectives.chunkSizes(2, 3));
+        assertArrayEquals(new long[] {3, 3, 2, 2}, Ring.chunkSizes(10, 4));
+        assertArrayEquals(new long[] {1, 1, 0}, Ring.chunkSizes(2, 3));
     }
 
     @Test
     void ringAllreduceRejectsArraysOfDifferentShapes() {
         List<NDArray> data = List.of(manager.zeros(new Shape(3)), manager.zeros(new Shape(4)));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> Collectives.ringAllreduce(data));
+                () -> Ring.allreduce(data));
         assertTrue(e.getMessage().contains("same shape"), e.getMessage());
     }
 
@@ -101,7 +101,7 @@ class CollectivesTest extends WithCpuManager {
     private static List<NDArray> shardsOf(List<NDArray> data) {
         List<NDArray> shards = new ArrayList<>();
         for (int i = 0; i < data.size(); i++) {
-            shards.add(Collectives.shard(data.get(i), data.size(), i));
+            shards.add(Ring.shard(data.get(i), data.size(), i));
         }
         return shards;
     }
@@ -112,8 +112,8 @@ class CollectivesTest extends WithCpuManager {
             for (int rows : new int[] {1, 3, 7}) { // 3, 9 and 21 elements: uneven and empty chunks
                 List<NDArray> data = spread(k, rows);
                 List<NDArray> shards = shardsOf(data);
-                Collectives.reduceScatter(data, shards);
-                Collectives.allGather(shards, data);
+                Ring.reduceScatter(data, shards);
+                Ring.allGather(shards, data);
                 assertHoldTheSums(k, rows, data);
             }
         }
@@ -125,11 +125,11 @@ class CollectivesTest extends WithCpuManager {
         List<NDArray> data = spread(k, 7); // 21 elements: chunks of 7
         float[] before = data.get(1).toFloatArray();
         List<NDArray> sum = spread(k, 7);
-        Collectives.allreduce(sum);
+        Collective.direct().allreduce("data", sum);
         List<NDArray> shards = shardsOf(data);
-        Collectives.reduceScatter(data, shards);
+        Ring.reduceScatter(data, shards);
         for (int i = 0; i < k; i++) {
-            assertArrayEquals(Collectives.shard(sum.get(0), k, i).toFloatArray(), shards.get(i).toFloatArray(), 1e-4f);
+            assertArrayEquals(Ring.shard(sum.get(0), k, i).toFloatArray(), shards.get(i).toFloatArray(), 1e-4f);
         }
         assertArrayEquals(before, data.get(1).toFloatArray(), 0f);
     }
@@ -139,12 +139,12 @@ class CollectivesTest extends WithCpuManager {
         for (int k = 1; k <= 5; k++) {
             for (int rows : new int[] {1, 3, 7, 8}) {
                 long n = rows * 3L;
-                long[] c = Collectives.chunkSizes(n, k);
+                long[] c = Ring.chunkSizes(n, k);
                 List<NDArray> data = spread(k, rows);
                 List<NDArray> shards = shardsOf(data);
-                Traffic rs = Collectives.reduceScatter(data, shards);
-                Traffic ag = Collectives.allGather(shards, data);
-                Traffic ring = Collectives.ringAllreduce(spread(k, rows));
+                Traffic rs = Ring.reduceScatter(data, shards);
+                Traffic ag = Ring.allGather(shards, data);
+                Traffic ring = Ring.allreduce(spread(k, rows));
                 for (int i = 0; i < k; i++) {
                     String where = "k=" + k + ", N=" + n + ", device " + i;
                     assertEquals(n - c[i], rs.sent()[i], where);
@@ -162,10 +162,10 @@ class CollectivesTest extends WithCpuManager {
     @Test
     void shardsOfAnArrayPutTogetherAreTheArrayReadFlat() {
         NDArray a = manager.arange(10f).reshape(2, 5);
-        assertArrayEquals(new float[] {0, 1, 2}, Collectives.shard(a, 4, 0).toFloatArray());
-        assertArrayEquals(new float[] {3, 4, 5}, Collectives.shard(a, 4, 1).toFloatArray());
-        assertArrayEquals(new float[] {8, 9}, Collectives.shard(a, 4, 3).toFloatArray());
-        assertEquals(0, Collectives.shard(manager.arange(2f), 3, 2).size());
+        assertArrayEquals(new float[] {0, 1, 2}, Ring.shard(a, 4, 0).toFloatArray());
+        assertArrayEquals(new float[] {3, 4, 5}, Ring.shard(a, 4, 1).toFloatArray());
+        assertArrayEquals(new float[] {8, 9}, Ring.shard(a, 4, 3).toFloatArray());
+        assertEquals(0, Ring.shard(manager.arange(2f), 3, 2).size());
     }
 
     @Test
@@ -173,7 +173,7 @@ class CollectivesTest extends WithCpuManager {
         List<NDArray> data = spread(2, 3); // 9 elements: chunks of 5 and 4
         List<NDArray> shards = List.of(manager.zeros(new Shape(4)), manager.zeros(new Shape(4)));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> Collectives.reduceScatter(data, shards));
+                () -> Ring.reduceScatter(data, shards));
         assertTrue(e.getMessage().contains("shard 0 has 4 elements but chunk 0"), e.getMessage());
     }
 

@@ -9,36 +9,36 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-class RoundResultsTest {
+class MeasurementsTest {
 
     /** Figures [examples/s, peak RSS] of a base and a faster configuration on a machine that drifts. */
-    private static RoundResults drifting() {
+    private static Measurements drifting() {
         Map<String, List<double[]>> runs = new LinkedHashMap<>();
         runs.put("base", List.of(new double[] {100, 700}, new double[] {10, 650}, new double[] {50, 690}));
         runs.put("fast", List.of(new double[] {120, 800}, new double[] {13, 640}, new double[] {55, 720}));
-        return new RoundResults(runs);
+        return new Measurements(runs);
     }
 
     @Test
     void theMedianOfAnOddCountIsTheMiddleValue() {
-        assertEquals(3.0, RoundResults.median(5, 1, 3));
-        assertEquals(7.0, RoundResults.median(7));
+        assertEquals(3.0, Measurements.median(5, 1, 3));
+        assertEquals(7.0, Measurements.median(7));
     }
 
     @Test
     void theMedianOfAnEvenCountIsTheMeanOfTheTwoMiddleValues() {
-        assertEquals(2.5, RoundResults.median(4, 1, 2, 3));
-        assertEquals(1.5, RoundResults.median(2, 1));
+        assertEquals(2.5, Measurements.median(4, 1, 2, 3));
+        assertEquals(1.5, Measurements.median(2, 1));
     }
 
     @Test
     void theMedianIgnoresOneOutlier() {
-        assertEquals(2.0, RoundResults.median(1, 2, 1000));
+        assertEquals(2.0, Measurements.median(1, 2, 1000));
     }
 
     @Test
     void mediansAndMaximaAreTakenPerConfiguration() {
-        RoundResults r = drifting();
+        Measurements r = drifting();
         assertEquals(50.0, r.median("base", 0));
         assertEquals(55.0, r.median("fast", 0));
         assertEquals(800.0, r.max("fast", 1));
@@ -47,7 +47,7 @@ class RoundResultsTest {
 
     @Test
     void aRatioIsTheMedianOfPerRoundRatiosNotTheRatioOfMedians() {
-        RoundResults r = drifting();
+        Measurements r = drifting();
         // per round: 1.2, 1.3, 1.1 -> median 1.2; the medians' ratio would be 55 / 50 = 1.1
         assertEquals(1.2, r.ratio("fast", "base", 0), 1e-12);
         assertEquals(1.0, r.ratio("base", "base", 0));

@@ -9,52 +9,25 @@ import java.util.List;
 import org.d2l.multigpu.devices.OnDevice;
 
 /**
- * The collectives of data parallelism over arrays that live on k devices (one array per device): the
- * naive allreduce through device 0, ring allreduce and its two halves, reduce-scatter and all-gather,
- * each returning the elements every device sent and received.
+ * The ring algorithms over arrays that live on k devices (one array per device, device i's neighbour
+ * device i+1 mod k): allreduce and its two halves, reduce-scatter and all-gather, each returning the
+ * elements every device sent and received; the chunks they cut arrays into.
  */
-public final class Collectives {
+public final class Ring {
 
-    private Collectives() {}
-
-    /**
-     * Sums the arrays of {@code data} (one per device) into the first, then copies that sum back
-     * into every other, so that afterwards every copy holds the sum; returns the elements each
-     * device sent and received (device 0 receives (k-1) x N and sends (k-1) x N).
-     */
-    public static Traffic allreduce(List<NDArray> data) {
-        if (data.isEmpty()) {
-            throw new IllegalArgumentException("allreduce needs at least one array.");
-        }
-        int k = data.size();
-        long n = data.get(0).size();
-        long[] sent = new long[k];
-        long[] received = new long[k];
-        NDArray first = data.get(0);
-        for (int i = 1; i < data.size(); i++) {
-            OnDevice.addInto(data.get(i), first); // a copy made to cross devices is freed at once
-            sent[i] += n;
-            received[0] += n;
-        }
-        for (int i = 1; i < data.size(); i++) {
-            OnDevice.copyInto(first, data.get(i));
-            sent[0] += n;
-            received[i] += n;
-        }
-        return Traffic.elements(sent, received, data.get(0).getDataType().getNumOfBytes());
-    }
+    private Ring() {}
 
     /**
      * Ring allreduce: every array of {@code data} (one per device, device i's neighbour is device
      * i+1 mod k) is cut into k chunks; in k-1 reduce-scatter steps each device sends one chunk to
      * its neighbour, which adds it to its own, until device i holds the full sum of chunk i+1; in
      * k-1 all-gather steps the summed chunks travel once more round the ring. Afterwards every
-     * array holds the sum, as with {@link #allreduce}; returns the elements each device sent and
-     * received: 2N - c[i+1] - c[i+2] for device i (chunk sizes c as in {@link #chunkSizes}, indices
+     * array holds the sum, as with the direct allreduce ({@link Collective#direct()}); returns the
+     * elements each device sent and received: 2N - c[i+1] - c[i+2] for device i (chunk sizes c as in {@link #chunkSizes}, indices
      * mod k), which is 2(k-1)/k x N when k divides N.
      */
-    public static Traffic ringAllreduce(List<NDArray> data) {
-        int k = checkSameShape("ringAllreduce", data);
+    public static Traffic allreduce(List<NDArray> data) {
+        int k = checkSameShape("Ring.allreduce", data);
         Shape shape = data.get(0).getShape();
         RingSchedule ring = RingSchedule.allreduce(shape.size(), k);
         long[] sent = new long[k];
@@ -85,14 +58,14 @@ public final class Collectives {
     }
 
     /**
-     * Ring reduce-scatter, the first half of {@link #ringAllreduce}: every array of {@code data} (one
+     * Ring reduce-scatter, the first half of {@link #allreduce}: every array of {@code data} (one
      * per device, all of one shape, left unchanged) is cut into k chunks ({@link #chunkSizes}), and
      * {@code shards.get(i)} (on device i, of chunk i's size) receives the sum over all devices of
      * chunk i. In k-1 steps device i sends every chunk but its own once: N - c[i] elements (c as in
      * {@link #chunkSizes}), (k-1)/k x N when k divides N; returns what each device sent and received.
      */
     public static Traffic reduceScatter(List<NDArray> data, List<NDArray> shards) {
-        long[] starts = checkedStarts("reduceScatter", data, shards);
+        long[] starts = checkedStarts("Ring.reduceScatter", data, shards);
         int k = data.size();
         long[] sent = new long[k];
         long[] received = new long[k];
@@ -113,14 +86,14 @@ public final class Collectives {
     }
 
     /**
-     * Ring all-gather, the second half of {@link #ringAllreduce}: {@code shards.get(i)} (device i's
+     * Ring all-gather, the second half of {@link #allreduce}: {@code shards.get(i)} (device i's
      * chunk i, sized as {@link #chunkSizes} says) is copied into chunk i of every array of {@code
      * data} (one per device, all of one shape), which afterwards all hold the same values. In k-1
      * steps device i passes on every chunk but chunk i+1: N - c[i+1] elements, (k-1)/k x N when k
      * divides N; returns what each device sent and received.
      */
     public static Traffic allGather(List<NDArray> shards, List<NDArray> data) {
-        long[] starts = checkedStarts("allGather", data, shards);
+        long[] starts = checkedStarts("Ring.allGather", data, shards);
         int k = data.size();
         long[] sent = new long[k];
         long[] received = new long[k];
@@ -216,7 +189,7 @@ public final class Collectives {
             if (shards.get(i).size() != want) {
                 throw new IllegalArgumentException(op + ": shard " + i + " has " + shards.get(i).size()
                         + " elements but chunk " + i + " of " + starts[k] + " over " + k + " devices has " + want
-                        + " (Collectives.chunkSizes); make it with Collectives.shard(data, k, i).");
+                        + " (Ring.chunkSizes); make it with Ring.shard(data, k, i).");
             }
         }
     }

@@ -24,7 +24,7 @@ import org.d2l.multigpu.step.StepPhases;
  * the rule last made them equal: the rounds taken and which replicas stepped. One per trainer, so a
  * rule itself holds no state and one rule object can configure any number of trainers.
  */
-public final class Replicas {
+public final class ReplicaParameters {
 
     private final List<ReplicaStore> stores;
     private final List<Parameter> params;
@@ -34,7 +34,7 @@ public final class Replicas {
     private int rounds;
     private StepPhases phases;
 
-    Replicas(List<ReplicaStore> stores, List<Parameter> params, Collective collective, GradientHook hook) {
+    ReplicaParameters(List<ReplicaStore> stores, List<Parameter> params, Collective collective, GradientHook hook) {
         this.stores = List.copyOf(stores);
         this.params = List.copyOf(params);
         this.collective = collective;

@@ -9,7 +9,7 @@ import java.util.ServiceLoader;
  * The listeners of one run as one: those every run gets (from the {@link EpochListener.Provider}s on the
  * class path) first, then the run's own; each event goes to all of them in that order.
  */
-public final class EpochListeners implements EpochListener {
+public final class RunListeners implements EpochListener {
 
     private static final List<EpochListener.Provider> PROVIDERS = ServiceLoader
             .load(EpochListener.Provider.class, EpochListener.class.getClassLoader()).stream()
@@ -17,18 +17,18 @@ public final class EpochListeners implements EpochListener {
 
     private final List<EpochListener> all;
 
-    private EpochListeners(List<EpochListener> all) {
+    private RunListeners(List<EpochListener> all) {
         this.all = List.copyOf(all);
     }
 
     /** The standard listeners of a run ({@code progress}: whether it wants a progress line) followed by {@code own}. */
-    public static EpochListeners of(boolean progress, EpochListener... own) {
+    public static RunListeners of(boolean progress, EpochListener... own) {
         List<EpochListener> list = new ArrayList<>();
         for (EpochListener.Provider p : PROVIDERS) {
             list.add(p.newListener(progress));
         }
         list.addAll(Arrays.asList(own));
-        return new EpochListeners(list);
+        return new RunListeners(list);
     }
 
     @Override
