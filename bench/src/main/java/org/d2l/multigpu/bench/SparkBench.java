@@ -22,13 +22,13 @@ import org.d2l.multigpu.parallel.GradientAveraging;
 import org.d2l.multigpu.parallel.ParameterAveraging;
 import org.d2l.multigpu.runtime.Djl;
 import org.d2l.multigpu.spark.AllreduceEpoch;
-import org.d2l.multigpu.spark.AllreduceTrainer;
 import org.d2l.multigpu.spark.Models;
 import org.d2l.multigpu.spark.OptimizerFactory;
 import org.d2l.multigpu.spark.RoundResult;
 import org.d2l.multigpu.spark.ShardedData;
-import org.d2l.multigpu.spark.SparkTrainer;
 import org.d2l.multigpu.spark.SplitData;
+import org.d2l.multigpu.spark.driver.AllreduceTrainer;
+import org.d2l.multigpu.spark.driver.SparkTrainer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 

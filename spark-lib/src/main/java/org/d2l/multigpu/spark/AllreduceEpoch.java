@@ -3,7 +3,7 @@ package org.d2l.multigpu.spark;
 import java.util.List;
 
 /**
- * One epoch of {@link AllreduceTrainer} as its barrier stage saw it: the attempts it took (and why the
+ * One epoch of {@link org.d2l.multigpu.spark.driver.AllreduceTrainer AllreduceTrainer} as its barrier stage saw it: the attempts it took (and why the
  * failed ones failed), every rank's result, the stage's wall time and the elements of one allreduce.
  */
 public record AllreduceEpoch(int epoch, int attempts, List<String> failures, List<RankResult> results,

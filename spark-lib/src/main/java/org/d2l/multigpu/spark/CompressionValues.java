@@ -17,19 +17,19 @@ import org.d2l.multigpu.compression.CompressionState;
 public record CompressionValues(Map<String, float[]> arrays, Map<String, Double> numbers) implements Serializable {
 
     /** Nothing remembered yet (a run's start). */
-    static CompressionValues empty() {
+    public static CompressionValues empty() {
         return new CompressionValues(new TreeMap<>(), new TreeMap<>());
     }
 
     /** A copy of what {@code state} holds now. */
-    static CompressionValues of(CompressionState state) {
+    public static CompressionValues of(CompressionState state) {
         Map<String, float[]> arrays = new TreeMap<>();
         state.arrays().forEach((name, values) -> arrays.put(name, values.clone()));
         return new CompressionValues(arrays, new TreeMap<>(state.numbers()));
     }
 
     /** The entries of replica {@code replica}'s own and the ones every replica shares ({@link CompressionState#replicaOf}). */
-    CompressionValues forReplica(int replica) {
+    public CompressionValues forReplica(int replica) {
         Map<String, float[]> a = new TreeMap<>();
         arrays.forEach((name, values) -> {
             int r = CompressionState.replicaOf(name);
@@ -48,14 +48,14 @@ public record CompressionValues(Map<String, float[]> arrays, Map<String, Double>
     }
 
     /** Puts these values into {@code state}, replacing what it held. */
-    void loadInto(CompressionState state) {
+    public void loadInto(CompressionState state) {
         state.clear();
         arrays.forEach((name, values) -> state.put(name, values.clone()));
         numbers.forEach(state::put);
     }
 
     /** The entries of this that {@code before} does not hold with the same value. */
-    CompressionValues changedSince(CompressionValues before) {
+    public CompressionValues changedSince(CompressionValues before) {
         Map<String, float[]> a = new TreeMap<>();
         arrays.forEach((name, values) -> {
             if (!Arrays.equals(values, before.arrays.get(name))) {
@@ -72,7 +72,7 @@ public record CompressionValues(Map<String, float[]> arrays, Map<String, Double>
     }
 
     /** These values with {@code changes} laid over them (a rank's report of an epoch). */
-    CompressionValues with(CompressionValues changes) {
+    public CompressionValues with(CompressionValues changes) {
         Map<String, float[]> a = new TreeMap<>(arrays);
         a.putAll(changes.arrays);
         Map<String, Double> n = new TreeMap<>(numbers);

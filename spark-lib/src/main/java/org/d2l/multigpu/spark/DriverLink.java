@@ -26,7 +26,7 @@ import java.util.concurrent.LinkedBlockingQueue;
  * ends, so a stage that runs a whole fit needs these to hand the driver each epoch while the next one
  * trains. A rank connects to the driver's address and must present the stage's random token.
  */
-final class DriverLink {
+public final class DriverLink {
 
     private static final int MAGIC = 0x44324c44; // "D2LD"
     private static final int STOP = 1;
@@ -34,11 +34,11 @@ final class DriverLink {
     private DriverLink() {}
 
     /** Where rank 0 finds the driver, and the token it presents: what the tasks of a stage are given. */
-    record Address(String host, int port, String token, long timeoutMillis) implements Serializable {}
+    public record Address(String host, int port, String token, long timeoutMillis) implements Serializable {}
 
 
     /** The driver's end: listens for the ranks and queues what they report. */
-    static final class Server implements AutoCloseable {
+    public static final class Server implements AutoCloseable {
 
         private final ServerSocket server;
         private final Address address;
@@ -50,7 +50,7 @@ final class DriverLink {
         private final Thread reader;
 
         /** Listens on {@code host} (the driver's address) for the ranks of one stage; a hello must come within {@code timeout}. */
-        Server(String host, Duration timeout) throws IOException {
+        public Server(String host, Duration timeout) throws IOException {
             server = new ServerSocket();
             server.bind(new InetSocketAddress(InetAddress.getByName(host), 0), 64);
             byte[] t = new byte[16];
@@ -62,12 +62,12 @@ final class DriverLink {
         }
 
         /** The address and token to give the stage's tasks. */
-        Address address() {
+        public Address address() {
             return address;
         }
 
         /** The reports: every rank's {@link RankResult} of every finished epoch, or an exception a line ended with. */
-        BlockingQueue<Object> reports() {
+        public BlockingQueue<Object> reports() {
             return reports;
         }
 
@@ -75,7 +75,7 @@ final class DriverLink {
          * Waits up to {@code millis} for every rank's line to end and its reports to be queued: a task closes
          * its line before it returns, so after the stage's job has ended only queuing may be left.
          */
-        void awaitLinesClosed(long millis) throws InterruptedException {
+        public void awaitLinesClosed(long millis) throws InterruptedException {
             long deadline = System.currentTimeMillis() + millis;
             for (Thread t : readers) {
                 t.join(Math.max(1, deadline - System.currentTimeMillis()));
@@ -83,7 +83,7 @@ final class DriverLink {
         }
 
         /** Tells the ranks to stop after their current step (once; later calls do nothing). */
-        synchronized void stop() {
+        public synchronized void stop() {
             if (stopSent) {
                 return;
             }
@@ -162,7 +162,7 @@ final class DriverLink {
     }
 
     /** A rank's end: connects to the driver, sends reports, and (rank 0) sees a stop as soon as it arrives. */
-    static final class Client implements AutoCloseable {
+    public static final class Client implements AutoCloseable {
 
         private final Socket socket;
         private final ObjectOutputStream out;
@@ -170,7 +170,7 @@ final class DriverLink {
         private boolean stopped;
 
         /** Connects to {@code address} as rank {@code rank} and presents the stage's token. */
-        Client(Address address, int rank) throws IOException {
+        public Client(Address address, int rank) throws IOException {
             socket = new Socket();
             socket.connect(new InetSocketAddress(address.host(), address.port()), (int) address.timeoutMillis());
             socket.setTcpNoDelay(true);
@@ -185,14 +185,14 @@ final class DriverLink {
         }
 
         /** Sends {@code report} to the driver. */
-        void send(Serializable report) throws IOException {
+        public void send(Serializable report) throws IOException {
             out.writeObject(report);
             out.reset(); // no back-references to earlier reports: each is read on its own
             out.flush();
         }
 
         /** Whether the driver has asked the ranks to stop (never blocks). */
-        boolean stopRequested() throws IOException {
+        public boolean stopRequested() throws IOException {
             if (!stopped && in.available() >= 4) {
                 stopped = in.readInt() == STOP;
             }

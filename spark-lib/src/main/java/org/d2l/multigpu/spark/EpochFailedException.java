@@ -1,6 +1,7 @@
 package org.d2l.multigpu.spark;
 
-/** An epoch of {@link AllreduceTrainer} whose barrier stage failed on every attempt; the driver's model is at the last complete epoch. */
+
+/** An epoch of {@link org.d2l.multigpu.spark.driver.AllreduceTrainer AllreduceTrainer} whose barrier stage failed on every attempt; the driver's model is at the last complete epoch. */
 public final class EpochFailedException extends RuntimeException {
 
     private static final long serialVersionUID = 1L;
@@ -8,7 +9,7 @@ public final class EpochFailedException extends RuntimeException {
     private final int epoch;
     private final int attempts;
 
-    EpochFailedException(String message, int epoch, int attempts, Throwable cause) {
+    public EpochFailedException(String message, int epoch, int attempts, Throwable cause) {
         super(message, cause);
         this.epoch = epoch;
         this.attempts = attempts;

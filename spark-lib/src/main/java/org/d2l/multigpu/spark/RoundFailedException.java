@@ -10,7 +10,7 @@ public final class RoundFailedException extends RuntimeException {
 
     private final int partition;
 
-    RoundFailedException(String message, int partition, Throwable cause) {
+    public RoundFailedException(String message, int partition, Throwable cause) {
         super(message, cause);
         this.partition = partition;
     }

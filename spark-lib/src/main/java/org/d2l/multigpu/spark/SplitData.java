@@ -6,7 +6,7 @@ import org.apache.spark.api.java.JavaSparkContext;
 import org.d2l.multigpu.collective.RingSchedule;
 
 /**
- * A training set for {@link AllreduceTrainer}: every global batch split over k partitions as the
+ * A training set for {@link org.d2l.multigpu.spark.driver.AllreduceTrainer AllreduceTrainer}: every global batch split over k partitions as the
  * in-process trainer splits it over k devices (shard i has n / k examples, the first n mod k one more;
  * a batch of fewer than k examples leaves the last partitions an empty shard), partition r holding shard
  * r of every batch, in order, cached on the executors; close it to free them. It keeps a reference to
@@ -37,7 +37,7 @@ public final class SplitData implements AutoCloseable {
     }
 
     /** Shard r of every batch for every r, as {@link Shard}s (partition r's list holds one minibatch per step). */
-    static List<Shard> split(List<Minibatch> batches, int k) {
+    public static List<Shard> split(List<Minibatch> batches, int k) {
         List<List<Minibatch>> lists = new ArrayList<>();
         for (int r = 0; r < k; r++) {
             lists.add(new ArrayList<>());
@@ -61,18 +61,18 @@ public final class SplitData implements AutoCloseable {
      * Ships the shards to the executors again and drops the old copies: the cached shards live only on
      * the executors that hold them (a local checkpoint), so an executor that died took its shard along.
      */
-    void reship() {
+    public void reship() {
         shards.unpersist();
         shards = ShardedData.ofShards(sc, split(batches, k));
     }
 
     /** The cached shards, one partition per rank. */
-    ShardedData shards() {
+    public ShardedData shards() {
         return shards;
     }
 
     /** The number of examples of each global batch, in order. */
-    long[] globalExamples() {
+    public long[] globalExamples() {
         return globalExamples.clone();
     }
 

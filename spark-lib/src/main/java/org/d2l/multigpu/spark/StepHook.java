@@ -3,7 +3,7 @@ package org.d2l.multigpu.spark;
 import java.io.Serializable;
 
 /**
- * Called on the executors before every step of {@link AllreduceTrainer}, with the task's rank, the
+ * Called on the executors before every step of {@link org.d2l.multigpu.spark.driver.AllreduceTrainer AllreduceTrainer}, with the task's rank, the
  * epoch (from 1), the step (from 0) and the attempt (0 for the first run of that epoch's stage): a
  * place to inject a failure and watch the trainer retry (the lesson and the tests do).
  */

@@ -5,12 +5,12 @@ import java.util.List;
 import java.util.Random;
 
 /** Small deterministic Fashion-MNIST-shaped minibatches for the tests. */
-final class SyntheticData {
+public final class SyntheticData {
 
     private SyntheticData() {}
 
     /** {@code count} minibatches of {@code size} images (1, 28, 28) whose labels depend on the pixels. */
-    static List<Minibatch> minibatches(int count, int size, long seed) {
+    public static List<Minibatch> minibatches(int count, int size, long seed) {
         Random rnd = new Random(seed);
         List<Minibatch> out = new ArrayList<>();
         for (int b = 0; b < count; b++) {

@@ -1,9 +1,11 @@
-package org.d2l.multigpu.spark;
+package org.d2l.multigpu.spark.driver;
 
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import org.d2l.multigpu.loop.EpochMetrics;
+import org.d2l.multigpu.spark.CompressionValues;
+import org.d2l.multigpu.spark.ParameterValues;
 
 /**
  * What a Spark trainer's driver carries from one epoch to the next, and its checkpoints hold: the

@@ -1,4 +1,4 @@
-package org.d2l.multigpu.spark;
+package org.d2l.multigpu.spark.driver;
 
 import java.io.File;
 import java.io.IOException;
@@ -15,7 +15,7 @@ import org.d2l.multigpu.runtime.Djl;
  * start n executors as separate JVMs, as on a real cluster (each loads its own DJL engine and rebuilds the
  * network from the factory; parameters travel by name between JVMs).
  */
-final class LocalCluster {
+public final class LocalCluster {
 
     private LocalCluster() {}
 
@@ -37,7 +37,7 @@ final class LocalCluster {
      * line from SPARK_HOME/jars: links this JVM's jars there and returns its class folders, for
      * {@code spark.executor.extraClassPath}.
      */
-    static List<String> sparkHome(Path sparkHome) throws IOException {
+    public static List<String> sparkHome(Path sparkHome) throws IOException {
         Path jars = Files.createDirectories(sparkHome.resolve("jars"));
         List<String> folders = new ArrayList<>();
         for (String entry : classPath().split(File.pathSeparator)) {
@@ -52,7 +52,7 @@ final class LocalCluster {
     }
 
     /** This JVM's class path (under Surefire, the tests' own, not its booter jar's). */
-    static String classPath() {
+    public static String classPath() {
         return System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
     }
 

@@ -1,4 +1,4 @@
-package org.d2l.multigpu.spark;
+package org.d2l.multigpu.spark.task;
 
 import ai.djl.Device;
 import ai.djl.ndarray.NDArray;
@@ -22,6 +22,13 @@ import org.d2l.multigpu.eval.Accuracy;
 import org.d2l.multigpu.optimizer.OptimizerState;
 import org.d2l.multigpu.parallel.ParameterAveraging;
 import org.d2l.multigpu.runtime.NoGrad;
+import org.d2l.multigpu.spark.Minibatch;
+import org.d2l.multigpu.spark.ModelFactory;
+import org.d2l.multigpu.spark.OptimizerFactory;
+import org.d2l.multigpu.spark.ParameterValues;
+import org.d2l.multigpu.spark.PartialSum;
+import org.d2l.multigpu.spark.PartitionFailedException;
+import org.d2l.multigpu.spark.Shard;
 import org.d2l.multigpu.step.NonFiniteLoss;
 import org.d2l.multigpu.step.ShardPass;
 

@@ -1,4 +1,4 @@
-package org.d2l.multigpu.spark;
+package org.d2l.multigpu.spark.driver;
 
 import ai.djl.training.initializer.Initializer;
 import java.nio.file.Path;
@@ -7,6 +7,9 @@ import org.d2l.multigpu.checkpoint.CheckpointPolicy;
 import org.d2l.multigpu.models.Init;
 import org.d2l.multigpu.optimizer.OptimizerState;
 import org.d2l.multigpu.runtime.Djl;
+import org.d2l.multigpu.spark.ModelFactory;
+import org.d2l.multigpu.spark.Models;
+import org.d2l.multigpu.spark.OptimizerFactory;
 
 /**
  * The settings both Spark trainers share: the network, the optimizer, the partitions, where Spark runs,

@@ -1,4 +1,4 @@
-package org.d2l.multigpu.spark;
+package org.d2l.multigpu.spark.task;
 
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
@@ -30,6 +30,15 @@ import org.d2l.multigpu.eval.Accuracy;
 import org.d2l.multigpu.optimizer.OptimizerState;
 import org.d2l.multigpu.parallel.GradientAveraging;
 import org.d2l.multigpu.runtime.NoGrad;
+import org.d2l.multigpu.spark.CompressionValues;
+import org.d2l.multigpu.spark.DriverLink;
+import org.d2l.multigpu.spark.Minibatch;
+import org.d2l.multigpu.spark.ModelFactory;
+import org.d2l.multigpu.spark.OptimizerFactory;
+import org.d2l.multigpu.spark.ParameterValues;
+import org.d2l.multigpu.spark.RankResult;
+import org.d2l.multigpu.spark.Shard;
+import org.d2l.multigpu.spark.StepHook;
 import org.d2l.multigpu.spark.ring.TcpRing;
 import org.d2l.multigpu.spark.ring.TcpRingCollective;
 import org.d2l.multigpu.step.NonFiniteLoss;
@@ -39,7 +48,7 @@ import scala.jdk.javaapi.CollectionConverters;
 import scala.runtime.AbstractFunction1;
 
 /**
- * One barrier task of {@link AllreduceTrainer}'s fit: it loads the driver's parameters (and optimizer
+ * One barrier task of {@link org.d2l.multigpu.spark.driver.AllreduceTrainer AllreduceTrainer}'s fit: it loads the driver's parameters (and optimizer
  * state) into its replica, joins the TCP ring of the stage once, and for every step of every epoch of the
  * fit runs forward and backward on its shard of the global batch (its loss weighted by its share of the
  * batch), sums the gradients over the ring through a gradient hook over the collective seam ({@link
@@ -47,7 +56,7 @@ import scala.runtime.AbstractFunction1;
  * update as every other task; after
  * each epoch it reports to the driver ({@link DriverLink}), and it stops after a step when the driver asks.
  */
-final class AllreduceTask extends AbstractFunction1<Iterator<Shard>, Iterator<RankResult>> implements Serializable {
+public final class AllreduceTask extends AbstractFunction1<Iterator<Shard>, Iterator<RankResult>> implements Serializable {
 
     private static final long serialVersionUID = 1L;
 
@@ -62,7 +71,7 @@ final class AllreduceTask extends AbstractFunction1<Iterator<Shard>, Iterator<Ra
      * The task of {@code plan}'s epochs, starting from {@code params}, {@code optimizerState} (null: none yet)
      * and {@code compressionState} (null: no compressor).
      */
-    AllreduceTask(Broadcast<ParameterValues> params, Broadcast<ParameterValues> optimizerState,
+    public AllreduceTask(Broadcast<ParameterValues> params, Broadcast<ParameterValues> optimizerState,
             Broadcast<CompressionValues> compressionState, ModelFactory model, OptimizerFactory optimizer, FitPlan plan) {
         this.params = params;
         this.optimizerState = optimizerState;
@@ -253,7 +262,7 @@ final class AllreduceTask extends AbstractFunction1<Iterator<Shard>, Iterator<Ra
      * Forward and backward on this rank's shard {@code b} of a global batch of {@code n} examples, the loss
      * weighted by the rule as in the in-process trainer ({@link ShardPass}); returns (loss x examples, correct).
      */
-    static float[] forwardBackward(Block net, Loss loss, Minibatch b, long n, NDManager step, int rank,
+    public static float[] forwardBackward(Block net, Loss loss, Minibatch b, long n, NDManager step, int rank,
             int s, long updatesBefore) {
         NDArray x = b.x(step);
         NDArray y = b.y(step);
@@ -276,7 +285,7 @@ final class AllreduceTask extends AbstractFunction1<Iterator<Shard>, Iterator<Ra
      * Copies every trained parameter's gradient, then every running statistic (zero when this rank
      * had no examples this step), into {@code buffer}, in the network's parameter order.
      */
-    static void flatten(List<Pair<String, Parameter>> all, float[] buffer, boolean active) {
+    public static void flatten(List<Pair<String, Parameter>> all, float[] buffer, boolean active) {
         int at = 0;
         for (Pair<String, Parameter> p : all) {
             NDArray w = p.getValue().getArray();
@@ -299,7 +308,7 @@ final class AllreduceTask extends AbstractFunction1<Iterator<Shard>, Iterator<Ra
      * (gradients then back to zero), running statistics set to their sum over the {@code active} ranks
      * divided by {@code active}.
      */
-    static void applyUpdate(List<Pair<String, Parameter>> all, float[] buffer, Optimizer opt, int active,
+    public static void applyUpdate(List<Pair<String, Parameter>> all, float[] buffer, Optimizer opt, int active,
             NDManager step) {
         int at = 0;
         for (Pair<String, Parameter> p : all) {
@@ -334,7 +343,7 @@ final class AllreduceTask extends AbstractFunction1<Iterator<Shard>, Iterator<Ra
      * timeout of every connect and read, the hook called before each step, and where the driver listens
      * for the epochs' reports.
      */
-    record FitPlan(int firstEpoch, int lastEpoch, int attempt, int stepsBefore, long[] globalExamples,
+    public record FitPlan(int firstEpoch, int lastEpoch, int attempt, int stepsBefore, long[] globalExamples,
             int bucketElements, Compressor compressor, long timeoutMillis, StepHook hook, DriverLink.Address driver)
             implements Serializable {
     }

@@ -1,4 +1,4 @@
-package org.d2l.multigpu.spark;
+package org.d2l.multigpu.spark.driver;
 
 import ai.djl.Device;
 import ai.djl.ndarray.NDManager;
@@ -16,11 +16,20 @@ import org.d2l.multigpu.collective.Traffic;
 import org.d2l.multigpu.data.Batches;
 import org.d2l.multigpu.eval.Accuracy;
 import org.d2l.multigpu.loop.EpochListener;
-import org.d2l.multigpu.loop.RunListeners;
 import org.d2l.multigpu.loop.EpochMetrics;
 import org.d2l.multigpu.loop.EpochTrainer;
+import org.d2l.multigpu.loop.RunListeners;
 import org.d2l.multigpu.loop.TrainingLoop;
 import org.d2l.multigpu.runtime.Djl;
+import org.d2l.multigpu.spark.Minibatch;
+import org.d2l.multigpu.spark.ModelFactory;
+import org.d2l.multigpu.spark.OptimizerFactory;
+import org.d2l.multigpu.spark.ParameterValues;
+import org.d2l.multigpu.spark.PartialSum;
+import org.d2l.multigpu.spark.RoundFailedException;
+import org.d2l.multigpu.spark.RoundResult;
+import org.d2l.multigpu.spark.ShardedData;
+import org.d2l.multigpu.spark.task.PartitionTrainer;
 
 /**
  * Data-parallel training on Apache Spark by parameter averaging (the pattern of DL4J's

@@ -1,13 +1,19 @@
-package org.d2l.multigpu.spark;
+package org.d2l.multigpu.spark.driver;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-
 import ai.djl.pytorch.jni.JniUtils;
 import java.util.List;
 import org.apache.spark.SparkConf;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.d2l.multigpu.runtime.Djl;
+import org.d2l.multigpu.spark.Minibatch;
+import org.d2l.multigpu.spark.Models;
+import org.d2l.multigpu.spark.OptimizerFactory;
+import org.d2l.multigpu.spark.ParameterValues;
+import org.d2l.multigpu.spark.ShardedData;
+import org.d2l.multigpu.spark.SyntheticData;
 import org.junit.jupiter.api.Test;
+
 
 /**
  * Executor tasks run PyTorch with {@code spark.task.cpus} threads: given as many as the in-process

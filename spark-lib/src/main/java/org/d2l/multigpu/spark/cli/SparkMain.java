@@ -1,4 +1,4 @@
-package org.d2l.multigpu.spark;
+package org.d2l.multigpu.spark.cli;
 
 import ai.djl.training.dataset.ArrayDataset;
 import java.io.PrintStream;
@@ -15,12 +15,21 @@ import org.d2l.multigpu.data.FashionMnistData;
 import org.d2l.multigpu.loop.EpochListener;
 import org.d2l.multigpu.loop.EpochMetrics;
 import org.d2l.multigpu.models.ResNet;
-import picocli.CommandLine;
+import org.d2l.multigpu.spark.AllreduceEpoch;
+import org.d2l.multigpu.spark.ModelFactory;
+import org.d2l.multigpu.spark.Models;
+import org.d2l.multigpu.spark.OptimizerFactory;
+import org.d2l.multigpu.spark.ShardedData;
+import org.d2l.multigpu.spark.SplitData;
+import org.d2l.multigpu.spark.driver.AllreduceTrainer;
+import org.d2l.multigpu.spark.driver.SparkTrainer;
+import org.d2l.multigpu.spark.driver.SparkTrainerBuilder;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine;
 
 /**
  * A cluster user's entry point: the lessons' LeNet or ResNet-18 on Fashion-MNIST on Spark, by parameter
@@ -29,7 +38,7 @@ import picocli.CommandLine.Spec;
  *
  * <pre>
  * java -jar spark-lib/target/d2l-spark.jar --partitions 2 --frequency 10 --epochs 3
- * spark-submit --master spark://host:7077 --class org.d2l.multigpu.spark.SparkMain ... d2l-spark.jar \
+ * spark-submit --master spark://host:7077 --class org.d2l.multigpu.spark.cli.SparkMain ... d2l-spark.jar \
  *     --trainer allreduce --model resnet18 --partitions 8 --batch-size 1024 --checkpoints /shared/run1
  * </pre>
  */

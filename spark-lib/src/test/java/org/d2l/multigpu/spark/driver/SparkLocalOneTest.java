@@ -1,12 +1,17 @@
-package org.d2l.multigpu.spark;
+package org.d2l.multigpu.spark.driver;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-
 import java.util.List;
 import org.d2l.multigpu.loop.EpochMetrics;
 import org.d2l.multigpu.runtime.Djl;
+import org.d2l.multigpu.spark.Minibatch;
+import org.d2l.multigpu.spark.Models;
+import org.d2l.multigpu.spark.OptimizerFactory;
+import org.d2l.multigpu.spark.ShardedData;
+import org.d2l.multigpu.spark.SyntheticData;
 import org.junit.jupiter.api.Test;
+
 
 /** The same job on local[1]: one executor thread runs the partitions one after another. */
 class SparkLocalOneTest {

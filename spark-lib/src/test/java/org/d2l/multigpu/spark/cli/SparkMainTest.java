@@ -1,9 +1,8 @@
-package org.d2l.multigpu.spark;
+package org.d2l.multigpu.spark.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
-
 import java.io.ByteArrayOutputStream;
 import java.io.File;
 import java.io.IOException;
@@ -22,8 +21,10 @@ import java.util.stream.Stream;
 import org.apache.spark.SparkContext$;
 import org.d2l.multigpu.data.FashionMnistData;
 import org.d2l.multigpu.loop.EpochMetrics;
+import org.d2l.multigpu.spark.driver.LocalCluster;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+
 
 class SparkMainTest {
 

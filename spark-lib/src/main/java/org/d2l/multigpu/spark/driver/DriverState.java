@@ -1,4 +1,4 @@
-package org.d2l.multigpu.spark;
+package org.d2l.multigpu.spark.driver;
 
 import ai.djl.Device;
 import ai.djl.ndarray.NDArray;
@@ -18,6 +18,9 @@ import org.d2l.multigpu.checkpoint.Stateful;
 import org.d2l.multigpu.compression.CompressionState;
 import org.d2l.multigpu.devices.OnDevice;
 import org.d2l.multigpu.loop.MetricsHistory;
+import org.d2l.multigpu.spark.CompressionValues;
+import org.d2l.multigpu.spark.OptimizerFactory;
+import org.d2l.multigpu.spark.ParameterValues;
 
 /**
  * What a checkpoint holds of a Spark trainer, all of it on the driver: the parameters of the last

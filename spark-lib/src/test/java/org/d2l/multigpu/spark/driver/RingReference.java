@@ -1,4 +1,4 @@
-package org.d2l.multigpu.spark;
+package org.d2l.multigpu.spark.driver;
 
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.DataType;
@@ -12,6 +12,14 @@ import java.util.ArrayList;
 import java.util.List;
 import org.d2l.multigpu.collective.RingSchedule;
 import org.d2l.multigpu.optimizer.OptimizerState;
+import org.d2l.multigpu.spark.Minibatch;
+import org.d2l.multigpu.spark.Models;
+import org.d2l.multigpu.spark.OptimizerFactory;
+import org.d2l.multigpu.spark.ParameterValues;
+import org.d2l.multigpu.spark.Shard;
+import org.d2l.multigpu.spark.SplitData;
+import org.d2l.multigpu.spark.ring.TcpRing;
+import org.d2l.multigpu.spark.task.AllreduceTask;
 
 /**
  * What {@link AllreduceTrainer} computes on k ranks, in one process and without sockets: k replicas run

@@ -1,4 +1,4 @@
-package org.d2l.multigpu.spark;
+package org.d2l.multigpu.spark.driver;
 
 import java.io.IOException;
 import java.time.Duration;
@@ -16,6 +16,8 @@ import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.spark.api.java.JavaSparkContext;
+import org.d2l.multigpu.spark.DriverLink;
+import org.d2l.multigpu.spark.RankResult;
 
 /**
  * One barrier stage of {@link AllreduceTrainer}, running the epochs of a fit from {@code firstEpoch} (one Spark job

@@ -1,8 +1,7 @@
-package org.d2l.multigpu.spark;
+package org.d2l.multigpu.spark.driver;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.spark.SparkConf;
@@ -13,9 +12,16 @@ import org.d2l.multigpu.earlystopping.EarlyStoppingResult;
 import org.d2l.multigpu.earlystopping.ScoreMonitor;
 import org.d2l.multigpu.earlystopping.StopReason;
 import org.d2l.multigpu.runtime.Djl;
+import org.d2l.multigpu.spark.Models;
+import org.d2l.multigpu.spark.OptimizerFactory;
+import org.d2l.multigpu.spark.ParameterValues;
+import org.d2l.multigpu.spark.ShardedData;
+import org.d2l.multigpu.spark.SplitData;
+import org.d2l.multigpu.spark.SyntheticData;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+
 
 /** Early stopping drives both Spark trainers through the same epoch loop as the in-process trainer. */
 class SparkEarlyStoppingTest {

@@ -1,4 +1,4 @@
-package org.d2l.multigpu.spark;
+package org.d2l.multigpu.spark.driver;
 
 import ai.djl.Device;
 import ai.djl.ndarray.NDManager;
@@ -7,6 +7,7 @@ import ai.djl.nn.Block;
 import ai.djl.training.initializer.Initializer;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.d2l.multigpu.models.Init;
+import org.d2l.multigpu.spark.ModelFactory;
 
 /**
  * What both Spark trainers start with on the driver: the Spark context (the one given, or one joined or

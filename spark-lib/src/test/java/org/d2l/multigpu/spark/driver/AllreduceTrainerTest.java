@@ -1,9 +1,8 @@
-package org.d2l.multigpu.spark;
+package org.d2l.multigpu.spark.driver;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.spark.SparkConf;
@@ -12,9 +11,20 @@ import org.d2l.multigpu.collective.RingSchedule;
 import org.d2l.multigpu.compression.Compressor;
 import org.d2l.multigpu.loop.EpochMetrics;
 import org.d2l.multigpu.runtime.Djl;
+import org.d2l.multigpu.spark.AllreduceEpoch;
+import org.d2l.multigpu.spark.EpochFailedException;
+import org.d2l.multigpu.spark.Minibatch;
+import org.d2l.multigpu.spark.ModelFactory;
+import org.d2l.multigpu.spark.Models;
+import org.d2l.multigpu.spark.OptimizerFactory;
+import org.d2l.multigpu.spark.ParameterValues;
+import org.d2l.multigpu.spark.SplitData;
+import org.d2l.multigpu.spark.StepHook;
+import org.d2l.multigpu.spark.SyntheticData;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+
 
 /** The ring-allreduce trainer on Spark local[2] against the in-process trainer's gradient averaging. */
 class AllreduceTrainerTest {

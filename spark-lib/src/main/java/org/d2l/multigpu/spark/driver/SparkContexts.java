@@ -1,8 +1,9 @@
-package org.d2l.multigpu.spark;
+package org.d2l.multigpu.spark.driver;
 
 import org.apache.spark.SparkConf;
 import org.apache.spark.SparkContext;
 import org.apache.spark.api.java.JavaSparkContext;
+import org.d2l.multigpu.spark.ShardedData;
 
 /** Starts (or joins) the one Spark context of this JVM for a trainer, and says whether the trainer owns it. */
 final class SparkContexts {

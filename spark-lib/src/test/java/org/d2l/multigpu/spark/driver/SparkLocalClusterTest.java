@@ -1,16 +1,20 @@
-package org.d2l.multigpu.spark;
+package org.d2l.multigpu.spark.driver;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
 import org.apache.spark.api.java.JavaSparkContext;
+import org.d2l.multigpu.spark.AllreduceEpoch;
+import org.d2l.multigpu.spark.OptimizerFactory;
+import org.d2l.multigpu.spark.StepHook;
+import org.d2l.multigpu.spark.SyntheticData;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+
 
 /**
  * The job on Spark's {@code local-cluster[2,1,1024]} ({@link LocalCluster}: two executors as separate JVMs,

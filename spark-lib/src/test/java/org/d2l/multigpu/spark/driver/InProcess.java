@@ -1,17 +1,22 @@
-package org.d2l.multigpu.spark;
+package org.d2l.multigpu.spark.driver;
 
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.DataType;
 import ai.djl.nn.Block;
+import ai.djl.pytorch.jni.JniUtils;
 import ai.djl.training.dataset.ArrayDataset;
 import java.util.ArrayList;
 import java.util.List;
-import ai.djl.pytorch.jni.JniUtils;
 import org.d2l.multigpu.compression.Compressor;
 import org.d2l.multigpu.devices.Devices;
 import org.d2l.multigpu.parallel.DataParallelTrainer;
 import org.d2l.multigpu.parallel.GradientAveraging;
 import org.d2l.multigpu.parallel.ParameterAveraging;
+import org.d2l.multigpu.spark.Minibatch;
+import org.d2l.multigpu.spark.ModelFactory;
+import org.d2l.multigpu.spark.Models;
+import org.d2l.multigpu.spark.OptimizerFactory;
+import org.d2l.multigpu.spark.ParameterValues;
 
 /** The in-process side of the comparison: the support jar's trainer with ParameterAveraging on k virtual replicas. */
 final class InProcess {

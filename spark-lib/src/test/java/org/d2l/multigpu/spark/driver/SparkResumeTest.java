@@ -1,9 +1,8 @@
-package org.d2l.multigpu.spark;
+package org.d2l.multigpu.spark.driver;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,10 +15,16 @@ import org.d2l.multigpu.earlystopping.ScoreMonitor;
 import org.d2l.multigpu.loop.EpochListener;
 import org.d2l.multigpu.loop.EpochMetrics;
 import org.d2l.multigpu.runtime.Djl;
+import org.d2l.multigpu.spark.Models;
+import org.d2l.multigpu.spark.OptimizerFactory;
+import org.d2l.multigpu.spark.ParameterValues;
+import org.d2l.multigpu.spark.ShardedData;
+import org.d2l.multigpu.spark.SyntheticData;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+
 
 /**
  * A Spark run resumed from the driver's checkpoint in a new trainer (other initial weights) ends with the

@@ -1,4 +1,4 @@
-package org.d2l.multigpu.spark;
+package org.d2l.multigpu.spark.task;
 
 import ai.djl.engine.Engine;
 import ai.djl.ndarray.NDArray;
@@ -13,6 +13,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import org.d2l.multigpu.runtime.Djl;
 import org.d2l.multigpu.runtime.IntraOpThreads;
+import org.d2l.multigpu.spark.ModelFactory;
 
 /**
  * What each executor JVM sets up once and keeps between tasks: the DJL engine (started once, with
@@ -100,7 +101,7 @@ public final class ExecutorRuntime {
     }
 
     /** How many networks this JVM has built for its pool so far. */
-    static int networksBuilt() {
+    public static int networksBuilt() {
         return BUILT.get();
     }
 

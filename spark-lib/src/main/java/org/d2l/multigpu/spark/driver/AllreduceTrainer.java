@@ -1,4 +1,4 @@
-package org.d2l.multigpu.spark;
+package org.d2l.multigpu.spark.driver;
 
 import ai.djl.Device;
 import ai.djl.ndarray.NDManager;
@@ -19,14 +19,26 @@ import org.d2l.multigpu.compression.Compressor;
 import org.d2l.multigpu.data.Batches;
 import org.d2l.multigpu.eval.Accuracy;
 import org.d2l.multigpu.loop.EpochListener;
-import org.d2l.multigpu.loop.RunListeners;
 import org.d2l.multigpu.loop.EpochMetrics;
 import org.d2l.multigpu.loop.EpochTrainer;
+import org.d2l.multigpu.loop.RunListeners;
 import org.d2l.multigpu.loop.TrainingInterruptedException;
 import org.d2l.multigpu.loop.TrainingLoop;
 import org.d2l.multigpu.runtime.Djl;
-import scala.reflect.ClassTag;
+import org.d2l.multigpu.spark.AllreduceEpoch;
+import org.d2l.multigpu.spark.CompressionValues;
+import org.d2l.multigpu.spark.DriverLink;
+import org.d2l.multigpu.spark.EpochFailedException;
+import org.d2l.multigpu.spark.Minibatch;
+import org.d2l.multigpu.spark.ModelFactory;
+import org.d2l.multigpu.spark.OptimizerFactory;
+import org.d2l.multigpu.spark.ParameterValues;
+import org.d2l.multigpu.spark.RankResult;
+import org.d2l.multigpu.spark.SplitData;
+import org.d2l.multigpu.spark.StepHook;
+import org.d2l.multigpu.spark.task.AllreduceTask;
 import scala.reflect.ClassTag$;
+import scala.reflect.ClassTag;
 
 /**
  * Synchronous data parallelism on Apache Spark, the way Horovod on Spark and Spark's
