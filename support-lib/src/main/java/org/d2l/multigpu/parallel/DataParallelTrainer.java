@@ -15,6 +15,8 @@ import org.d2l.multigpu.devices.Devices;
 import org.d2l.multigpu.devices.ReplicaStore;
 import org.d2l.multigpu.loop.EpochListener;
 import org.d2l.multigpu.loop.RunListeners;
+import org.d2l.multigpu.parallel.DataParallelEpochs.EpochBatches;
+import org.d2l.multigpu.parallel.DataParallelEpochs.EpochTally;
 import org.d2l.multigpu.loop.EpochMetrics;
 import org.d2l.multigpu.loop.EpochTrainer;
 import org.d2l.multigpu.loop.ParameterSnapshot;

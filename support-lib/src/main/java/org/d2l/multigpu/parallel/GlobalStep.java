@@ -11,7 +11,14 @@ import ai.djl.training.optimizer.Optimizer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.function.IntConsumer;
 import org.d2l.multigpu.collective.BatchNormGroup;
 import org.d2l.multigpu.devices.ReplicaStore;
 import org.d2l.multigpu.eval.Accuracy;
@@ -25,9 +32,9 @@ import org.d2l.multigpu.step.StepPhases;
 import org.d2l.multigpu.step.StepRollback;
 
 /**
- * One global step of a {@link DataParallelTrainer}: every replica's forward and backward passes over its shards
- * ({@link ShardPass}), on worker threads or one after another, then the rule's update once, each phase's time
- * recorded per replica ({@link StepPhases}).
+ * One global step of a {@link DataParallelTrainer}: every replica's forward and backward passes over its
+ * shards ({@link ShardPass}), on worker threads or one after another ({@link ReplicaWorkers}), then the rule's
+ * update once, each phase's time recorded per replica ({@link StepPhases}).
  */
 final class GlobalStep implements AutoCloseable {
 
@@ -236,6 +243,100 @@ final class GlobalStep implements AutoCloseable {
         workers.close();
         if (syncWorkers != null) {
             syncWorkers.close();
+        }
+    }
+
+    /**
+     * Runs each replica's share of a step: by default on one worker thread per device when there are
+     * several devices (replicas that share a GPU run one after another on its thread, GPUs at the same
+     * time), else one replica after another on the calling thread (virtual replicas on one CPU); forced
+     * on, one thread per replica.
+     */
+    static final class ReplicaWorkers implements AutoCloseable {
+
+        /** Replica i's worker; empty when replicas run on the calling thread. */
+        private final List<ExecutorService> workers = new ArrayList<>();
+
+        /** Workers for {@code devices}: {@code concurrent} true, one per replica; false, none; null, one per distinct device. */
+        ReplicaWorkers(List<Device> devices, Boolean concurrent) {
+            boolean perDevice = concurrent == null;
+            if (perDevice && devices.stream().distinct().count() < 2 || Boolean.FALSE.equals(concurrent)) {
+                return;
+            }
+            Map<Device, ExecutorService> byDevice = new HashMap<>();
+            for (int i = 0; i < devices.size(); i++) {
+                String name = (perDevice ? "device-" : "replica-" + i + "-") + devices.get(i);
+                Device d = devices.get(i);
+                workers.add(perDevice ? byDevice.computeIfAbsent(d, x -> thread(name)) : thread(name));
+            }
+        }
+
+        private static ExecutorService thread(String name) {
+            return Executors.newSingleThreadExecutor(r -> {
+                Thread t = new Thread(r, name);
+                t.setDaemon(true);
+                return t;
+            });
+        }
+
+        /** Whether replicas run concurrently, one worker thread per device. */
+        boolean concurrent() {
+            return !workers.isEmpty();
+        }
+
+        /** Runs {@code work} for replicas 0 to {@code active - 1} and returns when all are done. */
+        void runEach(int active, IntConsumer work) {
+            if (workers.isEmpty()) {
+                for (int i = 0; i < active; i++) {
+                    work.accept(i);
+                }
+                return;
+            }
+            List<Future<?>> pending = new ArrayList<>();
+            for (int i = 0; i < active; i++) {
+                int r = i;
+                pending.add(workers.get(r).submit(() -> work.accept(r)));
+            }
+            joinAll(pending);
+        }
+
+        /**
+         * Waits for every replica's work, even when the calling thread is interrupted meanwhile (the
+         * interrupt is kept for the loop to see at the next step), so that no worker still runs when the
+         * gradient collector closes; then rethrows the first failure.
+         */
+        private static void joinAll(List<Future<?>> pending) {
+            boolean interrupted = false;
+            RuntimeException failure = null;
+            for (Future<?> f : pending) {
+                while (true) {
+                    try {
+                        f.get();
+                        break;
+                    } catch (InterruptedException ex) {
+                        interrupted = true;
+                    } catch (ExecutionException ex) {
+                        Throwable c = ex.getCause();
+                        if (failure == null) {
+                            failure = c instanceof RuntimeException re ? re
+                                    : new IllegalStateException("A replica failed: " + c, c);
+                        }
+                        break;
+                    }
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+            if (failure != null) {
+                throw failure;
+            }
+        }
+
+        /** Stops the worker threads. */
+        @Override
+        public void close() {
+            workers.stream().distinct().forEach(ExecutorService::shutdownNow);
         }
     }
 }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.djl.Device;
 import java.util.List;
+import org.d2l.multigpu.parallel.GlobalStep.ReplicaWorkers;
 import org.junit.jupiter.api.Test;
 
 class ReplicaWorkersTest {
