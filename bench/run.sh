@@ -41,7 +41,9 @@
 # "profile": where one step's time goes, the trainer with 1 replica beside DJL's Trainer in one JVM, taking turns step by
 # step: each phase's milliseconds (the trainer's own record, clock readings around DJL's forward, backward and step),
 # the classic LeNet and LeNet (not part of "all"; about 1 minute).
-# Usage: bench/run.sh [lenet|resnet18|averaging|precision|spark|gpu|peer|widths|profile|collectives|checkpoint|isa|largebatch|compression|all]   (extra options through BENCH_ARGS, e.g. "--rounds 5")
+# "steppath": which of the project's source files one step of fit runs code in, and how many of their lines (JaCoCo's
+# agent over step 4 of an epoch): LeNet on 2 virtual replicas and on 1, gradient averaging (not part of "all"; seconds).
+# Usage: bench/run.sh [lenet|resnet18|averaging|precision|spark|gpu|peer|widths|profile|steppath|collectives|checkpoint|isa|largebatch|compression|all]   (extra options through BENCH_ARGS, e.g. "--rounds 5")
 # Writes the tables to $BENCH_RESULTS (default bench/RESULTS.md) as well as to the terminal.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -118,6 +120,11 @@ out=$(mktemp)
     profile)
       run_profile() { java --enable-native-access=ALL-UNNAMED -cp "$cp" org.d2l.multigpu.bench.StepProfile "$@" ${BENCH_ARGS:-}; }
       run_profile lenet-sigmoid 300; echo; run_profile lenet 200 ;;
+    steppath)
+      agent=$(tr ':' '\n' < bench/target/classpath.txt | grep 'org.jacoco.agent-.*-runtime.jar')
+      run_path() { java --enable-native-access=ALL-UNNAMED -javaagent:"$agent=output=none,jmx=true,includes=org.d2l.multigpu.*" \
+        -cp "$cp" org.d2l.multigpu.bench.StepPath "$@"; }
+      run_path 2; echo; run_path 1 ;;
     largebatch) run --suite largebatch --model resnet18-w16 --batch 256 --steps 5 --warmup 1 --rounds 3 --limit 1536 ;;
     isa) run --suite isa --model lenet; echo; run --suite isa --model resnet18-w16 --batch 256 --steps 5 --warmup 1 --rounds 2 --limit 1536 ;;
     checkpoint)
@@ -126,7 +133,7 @@ out=$(mktemp)
     gpu) run --suite gpu --model lenet --data random; echo; run --suite gpu --model resnet18 --batch 256 --data random ;;
     all) run --model lenet; echo; run --model resnet18; echo; run --suite averaging --model dl4j --batch 256 --steps 40 --warmup 5
       echo; run --suite precision --model lenet; echo; run --suite precision --model resnet18 ;;
-    *) echo "unknown benchmark '$which': use lenet, resnet18, averaging, precision, spark, gpu, peer, widths, profile, collectives, checkpoint, isa, largebatch, compression or all" >&2; exit 2 ;;
+    *) echo "unknown benchmark '$which': use lenet, resnet18, averaging, precision, spark, gpu, peer, widths, profile, steppath, collectives, checkpoint, isa, largebatch, compression or all" >&2; exit 2 ;;
   esac
 } | tee "$out"
 results=${BENCH_RESULTS:-bench/RESULTS.md}
