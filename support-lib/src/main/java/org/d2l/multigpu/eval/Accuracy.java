@@ -25,7 +25,7 @@ public final class Accuracy {
         return pred.toType(DataType.INT64, false)
                 .eq(y.toType(DataType.INT64, false))
                 .countNonzero()
-                .getLong();
+                .toLongArray()[0]; // getLong() would index a new scalar array first
     }
 
     /** The accuracy of {@code net} over {@code dataIter}, computed on {@code device}. */

@@ -130,7 +130,7 @@ final class Float16Policy extends Float16Replicas {
             total = total == null ? s : total.add(s);
             total.attach(step);
         }
-        return Float.isFinite(total.getFloat());
+        return Float.isFinite(total.toFloatArray()[0]); // getFloat() would index a new scalar array first
     }
 
     @Override

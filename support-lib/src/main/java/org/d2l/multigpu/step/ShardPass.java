@@ -21,7 +21,7 @@ public final class ShardPass {
 
         /** The shard's mean loss as a number. */
         public float lossValue() {
-            return loss.getFloat();
+            return loss.toFloatArray()[0]; // getFloat() would index a new scalar array first
         }
     }
 
