@@ -9,6 +9,7 @@ public final class EpochFailedException extends RuntimeException {
     private final int epoch;
     private final int attempts;
 
+    /** Epoch {@code epoch} failed on each of its {@code attempts} attempts, the last with {@code cause}. */
     public EpochFailedException(String message, int epoch, int attempts, Throwable cause) {
         super(message, cause);
         this.epoch = epoch;

@@ -10,6 +10,7 @@ public final class RoundFailedException extends RuntimeException {
 
     private final int partition;
 
+    /** The round failed in partition {@code partition} with {@code cause}. */
     public RoundFailedException(String message, int partition, Throwable cause) {
         super(message, cause);
         this.partition = partition;
