@@ -27,24 +27,27 @@ import org.d2l.multigpu.step.StepPhases;
 
 /**
  * Where one step's time goes, the trainer with 1 replica beside DJL's Trainer in one JVM (suite {@code profile}):
- * the two take turns step by step on the same batches of 256 random images, after 20 warm-up steps each; the
+ * the two take turns step by step on the same batches of 256 random images, after 20 warm-up steps each (the JIT
+ * has then compiled DJL's array calls, which run many times a step, but not yet code that runs once a step); the
  * trainer's phases come from its own record ({@code recentSteps}), DJL's from clock readings around the forward
  * pass and loss, the backward pass and {@code Trainer.step} (EasyTrain.trainBatch's work, without its batch split);
- * what the trainer spends outside its phases (reading the loss and accuracy, the step's manager) is the rest.
+ * what the trainer spends outside its phases (reading the loss and accuracy, the step's manager) is the rest, and
+ * DJL's rest is freeing its step's arrays (closing the manager that holds them), which the trainer's rest includes.
  * On a GPU ({@code gpu} as the third argument) the phases are the host's time: the kernels run asynchronously, and
  * a step waits for them where it reads a number back. The trainer reads its loss and accuracy every step, so DJL's
- * side then reads its loss too (its rest), which makes both sides wait for their step's kernels.
+ * side then reads its loss too (in its rest), which makes both sides wait for their step's kernels.
  */
 public final class StepProfile {
 
     private StepProfile() {}
 
-    /** Arguments: the model (lenet or lenet-sigmoid), the number of steps each side takes, and cpu or gpu. */
+    /** Arguments: the model (lenet or lenet-sigmoid), the number of steps each side takes, cpu or gpu, and the warm-up steps (20). */
     public static void main(String[] args) {
         Djl.setup();
         String model = args.length > 0 ? args[0] : "lenet-sigmoid";
         int steps = args.length > 1 ? Integer.parseInt(args[1]) : 300;
         String where = args.length > 2 ? args[2] : "cpu";
+        int warmup = args.length > 3 ? Integer.parseInt(args[3]) : 20;
         if (!where.equals("cpu") && !where.equals("gpu")) {
             throw new IllegalArgumentException("profile runs on cpu or gpu, got " + where + ".");
         }
@@ -73,7 +76,7 @@ public final class StepProfile {
                     double[] djlPhases = new double[4];
                     double[] ourPhases = new double[Phase.values().length];
                     double[] totals = new double[2];
-                    for (int s = -20; s < steps; s++) {
+                    for (int s = -warmup; s < steps; s++) {
                         NDList b = batches.get(Math.floorMod(s, batches.size()));
                         boolean count = s >= 0;
                         double[] d = djlStep(djl, manager, b, gpu);
@@ -92,7 +95,7 @@ public final class StepProfile {
                             totals[1] += oursMs;
                         }
                     }
-                    print(model, steps, where, djlPhases, ourPhases, totals);
+                    print(model, steps, warmup, where, djlPhases, ourPhases, totals);
                 }
             }
         }
@@ -107,45 +110,45 @@ public final class StepProfile {
     }
 
     /**
-     * One DJL step on copies of {@code b}: milliseconds of forward and loss, backward, Trainer.step, and (when
-     * {@code readLoss}) reading the loss back.
+     * One DJL step on copies of {@code b}: milliseconds of forward and loss, backward, Trainer.step, and the rest:
+     * (when {@code readLoss}) reading the loss back, and freeing the step's arrays, as the trainer's rest does.
      */
     private static double[] djlStep(Trainer trainer, NDManager manager, NDList b, boolean readLoss) {
-        try (NDManager sub = manager.newSubManager()) {
-            NDArray x = b.get(0).duplicate();
-            NDArray y = b.get(1).duplicate();
-            sub.attachAll(x, y);
-            long t0 = System.nanoTime();
-            long t1;
-            long t2;
-            NDArray l;
-            try (GradientCollector gc = trainer.newGradientCollector()) {
-                NDList preds = trainer.forward(new NDList(x));
-                l = trainer.getLoss().evaluate(new NDList(y), preds);
-                t1 = System.nanoTime();
-                gc.backward(l);
-                t2 = System.nanoTime();
-            }
-            trainer.step();
-            long t3 = System.nanoTime();
-            if (readLoss) {
-                l.getFloat();
-            }
-            long t4 = System.nanoTime();
-            return new double[] {(t1 - t0) / 1e6, (t2 - t1) / 1e6, (t3 - t2) / 1e6, (t4 - t3) / 1e6};
+        NDManager sub = manager.newSubManager();
+        NDArray x = b.get(0).duplicate();
+        NDArray y = b.get(1).duplicate();
+        sub.attachAll(x, y);
+        long t0 = System.nanoTime();
+        long t1;
+        long t2;
+        NDArray l;
+        try (GradientCollector gc = trainer.newGradientCollector()) {
+            NDList preds = trainer.forward(new NDList(x));
+            l = trainer.getLoss().evaluate(new NDList(y), preds);
+            t1 = System.nanoTime();
+            gc.backward(l);
+            t2 = System.nanoTime();
         }
+        trainer.step();
+        long t3 = System.nanoTime();
+        if (readLoss) {
+            l.getFloat();
+        }
+        sub.close(); // the step's arrays (its inputs' copies, outputs, loss) freed
+        long t4 = System.nanoTime();
+        return new double[] {(t1 - t0) / 1e6, (t2 - t1) / 1e6, (t3 - t2) / 1e6, (t4 - t3) / 1e6};
     }
 
-    private static void print(String model, int steps, String where, double[] djl, double[] ours, double[] totals) {
+    private static void print(String model, int steps, int warmup, String where, double[] djl, double[] ours, double[] totals) {
         double oursInPhases = Arrays.stream(ours).sum();
         boolean gpu = where.equals("gpu");
-        System.out.printf(Locale.ROOT, "### Where a step's time goes: %s, batch 256, 1 replica on the %s, %d steps each, taking "
-                + "turns (ms per step, means%s)%n%n", model, where.toUpperCase(Locale.ROOT), steps,
+        System.out.printf(Locale.ROOT, "### Where a step's time goes: %s, batch 256, 1 replica on the %s, %d steps each after %d "
+                + "warm-up steps, taking turns (ms per step, means%s)%n%n", model, where.toUpperCase(Locale.ROOT), steps, warmup,
                 gpu ? "; the host's time, the GPU's kernels running behind it" : "");
         System.out.println("| | data | forward (and loss) | backward | sync | update (and zeroing) | rest | step |");
         System.out.println("|---|---|---|---|---|---|---|---|");
         System.out.printf(Locale.ROOT, "| DJL Trainer + the work of EasyTrain.trainBatch | - | %.2f | %.2f | - | %.2f | %s | %.2f |%n",
-                djl[0] / steps, djl[1] / steps, djl[2] / steps, gpu ? String.format(Locale.ROOT, "%.2f", djl[3] / steps) : "-",
+                djl[0] / steps, djl[1] / steps, djl[2] / steps, String.format(Locale.ROOT, "%.2f", djl[3] / steps),
                 totals[0] / steps);
         System.out.printf(Locale.ROOT, "| DataParallelTrainer.trainStep | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |%n",
                 ours[0] / steps, ours[1] / steps, ours[2] / steps, ours[3] / steps, ours[4] / steps,
@@ -153,7 +156,7 @@ public final class StepProfile {
         System.out.println();
         System.out.println("DJL's update column is Trainer.step (the optimizer and the gradients' zeroing); the trainer's "
                 + "rest is its time outside the recorded phases (reading each step's loss and accuracy, the step's arrays "
-                + "freed, the rollback copy of running statistics)" + (gpu ? "; DJL's rest is reading its loss back, where "
-                + "its host waits for the step's kernels." : "."));
+                + "freed, the rollback copy of running statistics); DJL's rest is freeing its step's arrays" + (gpu ? " and reading "
+                + "its loss back, where its host waits for the step's kernels." : "."));
     }
 }
