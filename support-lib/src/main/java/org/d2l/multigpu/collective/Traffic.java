@@ -50,31 +50,53 @@ public record Traffic(long[] sent, long[] received, long[] sentBytes, long[] rec
 
     /** The most elements any one device sent. */
     public long maxSent() {
-        return Arrays.stream(sent).max().orElse(0);
+        return max(sent);
     }
 
     /** The most elements any one device received. */
     public long maxReceived() {
-        return Arrays.stream(received).max().orElse(0);
+        return max(received);
     }
 
     /** The elements sent by all devices together. */
     public long totalSent() {
-        return Arrays.stream(sent).sum();
+        return sum(sent);
     }
 
     /** The bytes sent by all devices together. */
     public long totalSentBytes() {
-        return Arrays.stream(sentBytes).sum();
+        return sum(sentBytes);
     }
 
     /** The most bytes any one device sent. */
     public long maxSentBytes() {
-        return Arrays.stream(sentBytes).max().orElse(0);
+        return max(sentBytes);
+    }
+
+    // Plain loops, not streams: a step counts its traffic for every parameter, and the first steps of a run
+    // run this code interpreted, before the JIT compiles it (streams there cost microseconds each).
+    private static long sum(long[] a) {
+        long s = 0;
+        for (long v : a) {
+            s += v;
+        }
+        return s;
+    }
+
+    private static long max(long[] a) {
+        long m = 0;
+        for (long v : a) {
+            m = Math.max(m, v);
+        }
+        return m;
     }
 
     private static long[] times(long[] a, int f) {
-        return Arrays.stream(a).map(v -> v * f).toArray();
+        long[] r = new long[a.length];
+        for (int i = 0; i < a.length; i++) {
+            r[i] = a[i] * f;
+        }
+        return r;
     }
 
     private static long[] add(long[] a, long[] b) {

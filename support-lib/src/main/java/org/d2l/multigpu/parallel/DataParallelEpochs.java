@@ -216,7 +216,11 @@ final class DataParallelEpochs implements EpochTrainer {
 
         /** The examples (index 0) or labels (index 1) of every batch of {@code group}. */
         static List<NDArray> part(List<NDList> group, int index) {
-            return group.stream().map(b -> b.get(index)).toList();
+            List<NDArray> part = new ArrayList<>(group.size());
+            for (NDList b : group) {
+                part.add(b.get(index));
+            }
+            return part;
         }
 
         @Override

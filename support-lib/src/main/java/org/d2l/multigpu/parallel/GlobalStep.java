@@ -114,8 +114,14 @@ final class GlobalStep implements AutoCloseable {
      * as they were.
      */
     Outcome run(List<List<NDArray>> xs, List<List<NDArray>> ys, NDManager step, long stepsBefore, int epoch) {
-        int active = xs.stream().mapToInt(List::size).max().orElse(0);
-        long n = xs.stream().flatMap(List::stream).mapToLong(xi -> xi.getShape().get(0)).sum();
+        int active = 0;
+        long n = 0;
+        for (List<NDArray> micro : xs) { // loops, not streams: the first steps of a run run this interpreted
+            active = Math.max(active, micro.size());
+            for (NDArray xi : micro) {
+                n += xi.getShape().get(0);
+            }
+        }
         StepRollback rollback = new StepRollback(precision.replicas(), masters.parameters(), step);
         if (stepsBefore == 0 && Double.isNaN(startMaxParameter)) {
             startMaxParameter = NonFiniteLoss.Facts.of(List.of(), parameterArrays(active), List.of(), Double.NaN, 0)

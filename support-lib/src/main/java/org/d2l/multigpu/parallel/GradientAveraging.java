@@ -5,7 +5,6 @@ import ai.djl.nn.Parameter;
 import ai.djl.training.optimizer.Optimizer;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.stream.IntStream;
 import org.d2l.multigpu.collective.Collective;
 import org.d2l.multigpu.collective.GradientBucket;
 import org.d2l.multigpu.collective.GradientHook;
@@ -112,7 +111,7 @@ public final class GradientAveraging implements ReplicaSync {
         GradientHook hook = replicas.hook();
         boolean everywhere = hook != null;
         GradientBucket bucket = new GradientBucket(); // with a hook: every trained gradient, in the network's order
-        int[] from = IntStream.range(0, active).toArray();
+        int[] from = firstReplicas(active);
         long bytes = 0;
         // getGradient() returns a new handle on the gradient each call: close each one used.
         List<List<NDArray>> grads = new ArrayList<>();
@@ -155,11 +154,11 @@ public final class GradientAveraging implements ReplicaSync {
                 phases.add(i, Phase.UPDATE, start);
             }
             start = StepPhases.now();
-            for (int j = 0; j < params.size(); j++) {
+            for (int j = 0; j < params.size() && k > 1; j++) { // a single replica has no one to send its values to
                 Parameter p = params.get(j);
                 Traffic t = null;
                 if (!p.requiresGradient()) {
-                    t = k > 1 ? averageStatistics(replicas, c, p.getId(), active) : null;
+                    t = averageStatistics(replicas, c, p.getId(), active);
                 } else if (!everywhere) {
                     List<NDArray> weights = new ArrayList<>(k);
                     for (int i = 0; i < k; i++) {
@@ -173,7 +172,13 @@ public final class GradientAveraging implements ReplicaSync {
                 phases.add(0, k, Phase.SYNC, start);
             }
         } finally {
-            grads.forEach(g -> g.stream().filter(x -> x != null).forEach(NDArray::close));
+            for (List<NDArray> g : grads) {
+                for (NDArray x : g) {
+                    if (x != null) {
+                        x.close();
+                    }
+                }
+            }
         }
         replicas.synced();
         return bytes;
@@ -186,11 +191,20 @@ public final class GradientAveraging implements ReplicaSync {
             stats.add(replicas.get(i).get(id));
         }
         NDArray w0 = stats.get(0);
-        Traffic t = c.reduce(id, stats, IntStream.range(0, active).toArray(), w0, 0);
+        Traffic t = c.reduce(id, stats, firstReplicas(active), w0, 0);
         if (active > 1) {
             w0.divi(active);
         }
         return t.plus(c.broadcast(w0, 0, stats));
+    }
+
+    /** Replicas 0 to {@code active - 1} (a loop: this runs for every parameter of every step, often interpreted). */
+    private static int[] firstReplicas(int active) {
+        int[] from = new int[active];
+        for (int i = 0; i < active; i++) {
+            from[i] = i;
+        }
+        return from;
     }
 
     @Override
