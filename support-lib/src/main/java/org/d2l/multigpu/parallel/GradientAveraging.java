@@ -110,7 +110,7 @@ public final class GradientAveraging implements ReplicaSync {
         int[] owner = owners(replicas);
         GradientHook hook = replicas.hook();
         boolean everywhere = hook != null;
-        GradientBucket bucket = new GradientBucket(); // with a hook: every trained gradient, in the network's order
+        GradientBucket bucket = everywhere ? new GradientBucket() : null; // with a hook: every trained gradient, in order
         int[] from = firstReplicas(active);
         long bytes = 0;
         // getGradient() returns a new handle on the gradient each call: close each one used.
@@ -133,7 +133,7 @@ public final class GradientAveraging implements ReplicaSync {
                     bytes += c.reduce(p.getId(), g, from, g.get(owner[j]), owner[j]).totalSentBytes();
                 }
             }
-            if (everywhere && k > 1 && bucket.size() > 0) {
+            if (bucket != null && k > 1 && bucket.size() > 0) {
                 bytes += hook.allreduce(bucket).totalSentBytes();
             }
             phases.add(0, k, Phase.SYNC, start);

@@ -29,12 +29,47 @@ public interface PrecisionPolicy {
             List<Device> devices, List<Parameter> params, NDManager manager) {
         checkOptions(type, masterWeights, scaler);
         if (type == DataType.FLOAT32) {
-            return new Float32Policy(net, devices, manager);
+            return float32(ReplicaStore.replicas(net, devices, manager, p -> null));
         }
         if (!masterWeights) {
             return new PureFloat16Policy(net, devices, manager);
         }
         return new Float16Policy(net, devices, params, manager, scaler == null ? LossScaler.dynamic() : scaler);
+    }
+
+    /** FLOAT32 training on {@code replicas}: the replicas compute on their float32 parameters, nothing to convert or scale. */
+    private static PrecisionPolicy float32(List<ReplicaStore> replicas) {
+        return new PrecisionPolicy() {
+            @Override
+            public DataType dataType() {
+                return DataType.FLOAT32;
+            }
+
+            @Override
+            public String describe() {
+                return "FLOAT32";
+            }
+
+            @Override
+            public List<ReplicaStore> replicas() {
+                return replicas;
+            }
+
+            @Override
+            public List<ReplicaStore> masters() {
+                return replicas;
+            }
+
+            @Override
+            public NDArray input(NDArray x) {
+                return x;
+            }
+
+            @Override
+            public NDArray output(NDArray yHat, int replica) {
+                return yHat;
+            }
+        };
     }
 
     /**
