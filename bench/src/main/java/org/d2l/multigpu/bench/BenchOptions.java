@@ -101,9 +101,10 @@ final class BenchOptions implements Cli.Checked {
                 // oneDNN at its default instruction set against the caps the CPU check may choose
                 return List.of("dp1", "dp1-AVX2", "dp1-AVX", "dp1-SSE41");
             case "peer":
-                // PyTorch in Python (when a python is given), the trainer with 1 replica, DJL's Trainer, and
-                // the trainer without NativeMemory's settings (glibc's defaults, what every run did before)
-                List<String> peer = new ArrayList<>(List.of("torch", "dp1", "djl", "dp1-glibc"));
+                // PyTorch in Python (when a python is given), the trainer with 1 replica, DJL's Trainer, DJL's
+                // Trainer computing the training loss and accuracy as the trainer does, and the trainer without
+                // NativeMemory's settings (glibc's defaults, what every run did before)
+                List<String> peer = new ArrayList<>(List.of("torch", "dp1", "djl", "djl-metrics", "dp1-glibc"));
                 return python == null ? peer.subList(1, peer.size()) : peer;
             default:
                 return List.of("djl", "dp1", "dp2", "dp4");

@@ -13,6 +13,8 @@ import ai.djl.training.DefaultTrainingConfig;
 import ai.djl.training.EasyTrain;
 import ai.djl.training.Trainer;
 import ai.djl.training.dataset.Batch;
+import ai.djl.training.evaluator.Accuracy;
+import ai.djl.training.listener.EvaluatorTrainingListener;
 import ai.djl.training.loss.Loss;
 import ai.djl.training.optimizer.Optimizer;
 import ai.djl.training.tracker.Tracker;
@@ -73,13 +75,19 @@ final class TrainerChild {
             Shape input = new Shape(1, 1, 28, 28);
             StepRunner run;
             AutoCloseable resource;
-            if (config.equals("djl")) {
+            if (config.equals("djl") || config.equals("djl-metrics")) {
                 Model m = Model.newInstance("bench", home);
                 m.setBlock(net);
-                Trainer trainer = m.newTrainer(new DefaultTrainingConfig(Loss.softmaxCrossEntropyLoss())
+                DefaultTrainingConfig djlConfig = new DefaultTrainingConfig(Loss.softmaxCrossEntropyLoss())
                         .optOptimizer(Optimizer.sgd().setLearningRateTracker(Tracker.fixed(LR)).build())
                         .optDevices(new Device[] {home})
-                        .optInitializer(Init.pytorchLike(), Parameter.Type.WEIGHT));
+                        .optInitializer(Init.pytorchLike(), Parameter.Type.WEIGHT);
+                if (config.equals("djl-metrics")) {
+                    // the training loss and accuracy of every batch, which the trainer's step also computes: DJL's
+                    // way, as d2l-java's training loop does (an Accuracy evaluator beside the loss, updated per batch)
+                    djlConfig.addEvaluator(new Accuracy()).addTrainingListeners(new EvaluatorTrainingListener());
+                }
+                Trainer trainer = m.newTrainer(djlConfig);
                 trainer.initialize(input);
                 run = b -> {
                     try (NDManager sub = manager.newSubManager()) {

@@ -63,6 +63,8 @@ final class TrainerReport {
         switch (config) {
             case "djl":
                 return "DJL Trainer + EasyTrain, 1 device";
+            case "djl-metrics":
+                return "DJL Trainer + EasyTrain, 1 device, with the training loss and accuracy (Accuracy evaluator)";
             case "dp1":
                 return "DataParallelTrainer, 1 replica" + (o.suite.equals("isa") ? ", oneDNN's default instruction set" : "");
             case "dp1-AVX512_CORE":
