@@ -20,7 +20,7 @@
 # training loss and accuracy of each batch, as the trainer computes them), and the trainer without runtime.NativeMemory
 # (glibc defaults, as before); 2 intra-op threads everywhere, batch 256, preloaded batches; ms/step
 # (median), examples/s, step-time ratios to PyTorch and page faults per step. Without torch it says so and runs the
-# Java side only. About 7 to 10 minutes on an idle 2-core machine (not part of "all").
+# Java side only. About 10 minutes on an idle 2-core machine (not part of "all").
 # "widths": the peer comparison for ResNet-18 of width 16, 32 and 64 (the first stage's channels; the concise
 # lesson trains width 16 on a CPU), ms/step of the trainer against PyTorch where torch is installed.
 # "collectives": JMH micro-benchmark (CollectivesBenchmark) of the direct allreduce (through device 0) against Ring.allreduce on the CPU,
