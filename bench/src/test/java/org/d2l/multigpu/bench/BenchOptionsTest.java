@@ -28,8 +28,8 @@ class BenchOptionsTest {
     void eachSuiteMeasuresItsConfigurationsReferenceFirst() {
         assertEquals(List.of("djl", "dp1", "dp2", "dp4"), parse().configs());
         assertEquals(List.of("ga2", "pa2f1", "pa2f3"), parse("--suite", "averaging").configs());
-        assertEquals(List.of("dp1", "djl", "dp1-glibc"), parse("--suite", "peer").configs());
-        assertEquals(List.of("torch", "dp1", "djl", "dp1-glibc"), parse("--suite", "peer", "--python", "p").configs());
+        assertEquals(List.of("dp1", "djl", "djl-metrics", "dp1-glibc"), parse("--suite", "peer").configs());
+        assertEquals(List.of("torch", "dp1", "djl", "djl-metrics", "dp1-glibc"), parse("--suite", "peer", "--python", "p").configs());
         assertEquals("gpu", parse("--suite", "gpu").device);
         assertEquals(2, parse("--suite", "peer").threads);
         assertEquals(null, parse().threads);
