@@ -153,22 +153,22 @@ public final class GradientAveraging implements ReplicaSync {
                 }
                 phases.add(i, Phase.UPDATE, start);
             }
-            start = StepPhases.now();
-            for (int j = 0; j < params.size() && k > 1; j++) { // a single replica has no one to send its values to
-                Parameter p = params.get(j);
-                Traffic t = null;
-                if (!p.requiresGradient()) {
-                    t = averageStatistics(replicas, c, p.getId(), active);
-                } else if (!everywhere) {
-                    List<NDArray> weights = new ArrayList<>(k);
-                    for (int i = 0; i < k; i++) {
-                        weights.add(replicas.get(i).get(p.getId()));
+            if (k > 1) { // a single replica has no one to send its values to
+                start = StepPhases.now();
+                for (int j = 0; j < params.size(); j++) {
+                    Parameter p = params.get(j);
+                    Traffic t = null;
+                    if (!p.requiresGradient()) {
+                        t = averageStatistics(replicas, c, p.getId(), active);
+                    } else if (!everywhere) {
+                        List<NDArray> weights = new ArrayList<>(k);
+                        for (int i = 0; i < k; i++) {
+                            weights.add(replicas.get(i).get(p.getId()));
+                        }
+                        t = c.broadcast(weights.get(owner[j]), owner[j], weights);
                     }
-                    t = c.broadcast(weights.get(owner[j]), owner[j], weights);
+                    bytes += t == null ? 0 : t.totalSentBytes();
                 }
-                bytes += t == null ? 0 : t.totalSentBytes();
-            }
-            if (k > 1) {
                 phases.add(0, k, Phase.SYNC, start);
             }
         } finally {
