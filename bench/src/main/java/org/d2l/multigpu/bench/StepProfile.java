@@ -114,29 +114,30 @@ public final class StepProfile {
      * (when {@code readLoss}) reading the loss back, and freeing the step's arrays, as the trainer's rest does.
      */
     private static double[] djlStep(Trainer trainer, NDManager manager, NDList b, boolean readLoss) {
-        NDManager sub = manager.newSubManager();
-        NDArray x = b.get(0).duplicate();
-        NDArray y = b.get(1).duplicate();
-        sub.attachAll(x, y);
-        long t0 = System.nanoTime();
-        long t1;
-        long t2;
-        NDArray l;
-        try (GradientCollector gc = trainer.newGradientCollector()) {
-            NDList preds = trainer.forward(new NDList(x));
-            l = trainer.getLoss().evaluate(new NDList(y), preds);
-            t1 = System.nanoTime();
-            gc.backward(l);
-            t2 = System.nanoTime();
+        try (NDManager sub = manager.newSubManager()) { // closed inside the clock below; closing twice is harmless
+            NDArray x = b.get(0).duplicate();
+            NDArray y = b.get(1).duplicate();
+            sub.attachAll(x, y);
+            long t0 = System.nanoTime();
+            long t1;
+            long t2;
+            NDArray l;
+            try (GradientCollector gc = trainer.newGradientCollector()) {
+                NDList preds = trainer.forward(new NDList(x));
+                l = trainer.getLoss().evaluate(new NDList(y), preds);
+                t1 = System.nanoTime();
+                gc.backward(l);
+                t2 = System.nanoTime();
+            }
+            trainer.step();
+            long t3 = System.nanoTime();
+            if (readLoss) {
+                l.getFloat();
+            }
+            sub.close(); // the step's arrays (its inputs' copies, outputs, loss) freed
+            long t4 = System.nanoTime();
+            return new double[] {(t1 - t0) / 1e6, (t2 - t1) / 1e6, (t3 - t2) / 1e6, (t4 - t3) / 1e6};
         }
-        trainer.step();
-        long t3 = System.nanoTime();
-        if (readLoss) {
-            l.getFloat();
-        }
-        sub.close(); // the step's arrays (its inputs' copies, outputs, loss) freed
-        long t4 = System.nanoTime();
-        return new double[] {(t1 - t0) / 1e6, (t2 - t1) / 1e6, (t3 - t2) / 1e6, (t4 - t3) / 1e6};
     }
 
     private static void print(String model, int steps, int warmup, String where, double[] djl, double[] ours, double[] totals) {
