@@ -36,16 +36,16 @@ final class InProcessCollective implements Collective {
     /** Every replica of {@code from} but the root sends its array to the root, which adds them in order. */
     static Traffic directReduce(List<NDArray> data, int[] from, NDArray into, int root) {
         int k = data.size();
-        long n = into.size();
-        long[] sent = new long[k];
-        long[] received = new long[k];
         boolean inPlace = data.get(from[0]) == into;
         for (int j = 1; j < from.length && inPlace; j++) {
             inPlace = data.get(from[j]) != into;
         }
         if (inPlace && from.length == 1) {
-            return Traffic.elements(sent, received, into.getDataType().getNumOfBytes()); // the root's own array: nothing moves
+            return Traffic.none(k); // the root's own array: nothing moves (and its shape is not read: a native call)
         }
+        long n = into.size();
+        long[] sent = new long[k];
+        long[] received = new long[k];
         try (NDManager tmp = into.getManager().newSubManager()) {
             NDArray sum = inPlace ? into : OnDevice.copy(data.get(from[0]), into.getDevice(), tmp);
             for (int j = 0; j < from.length; j++) {
