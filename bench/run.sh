@@ -41,7 +41,8 @@
 # BENCH_RESULTS=bench/RESULTS-compression.md bench/run.sh compression keeps bench/RESULTS.md).
 # "profile": where one step's time goes, the trainer with 1 replica beside DJL's Trainer in one JVM, taking turns step by
 # step: each phase's milliseconds (the trainer's own record, clock readings around DJL's forward, backward and step),
-# the classic LeNet and LeNet (not part of "all"; about 1 minute).
+# DJL with the training loss and accuracy, and DJL again (the spread), the classic LeNet and LeNet (not part of "all";
+# about 2 minutes).
 # "steppath": which of the project's source files one step of fit runs code in, and how many of their lines (JaCoCo's
 # agent over step 4 of an epoch): LeNet on 2 virtual replicas and on 1, gradient averaging (not part of "all"; seconds).
 # Usage: bench/run.sh [lenet|resnet18|averaging|precision|spark|gpu|peer|widths|profile|steppath|collectives|checkpoint|isa|largebatch|compression|all]   (extra options through BENCH_ARGS, e.g. "--rounds 5")

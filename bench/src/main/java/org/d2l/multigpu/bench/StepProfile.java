@@ -9,11 +9,16 @@ import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
 import ai.djl.nn.Block;
 import ai.djl.training.DefaultTrainingConfig;
+import ai.djl.training.EasyTrain;
 import ai.djl.training.GradientCollector;
 import ai.djl.training.Trainer;
+import ai.djl.training.dataset.Batch;
+import ai.djl.training.evaluator.Accuracy;
+import ai.djl.training.listener.EvaluatorTrainingListener;
 import ai.djl.training.loss.Loss;
 import ai.djl.training.optimizer.Optimizer;
 import ai.djl.training.tracker.Tracker;
+import ai.djl.translate.Batchifier;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -26,16 +31,20 @@ import org.d2l.multigpu.step.Phase;
 import org.d2l.multigpu.step.StepPhases;
 
 /**
- * Where one step's time goes, the trainer with 1 replica beside DJL's Trainer in one JVM (suite {@code profile}):
- * the two take turns step by step on the same batches of 256 random images, after 20 warm-up steps each (the JIT
- * has then compiled DJL's array calls, which run many times a step, but not yet code that runs once a step); the
- * trainer's phases come from its own record ({@code recentSteps}), DJL's from clock readings around the forward
- * pass and loss, the backward pass and {@code Trainer.step} (EasyTrain.trainBatch's work, without its batch split);
- * what the trainer spends outside its phases (reading the loss and accuracy, the step's manager) is the rest, and
- * DJL's rest is freeing its step's arrays (closing the manager that holds them), which the trainer's rest includes.
- * On a GPU ({@code gpu} as the third argument) the phases are the host's time: the kernels run asynchronously, and
- * a step waits for them where it reads a number back. The trainer reads its loss and accuracy every step, so DJL's
- * side then reads its loss too (in its rest), which makes both sides wait for their step's kernels.
+ * Where one step's time goes, the trainer with 1 replica beside DJL's Trainer in one JVM (suite {@code profile}).
+ * Four sides take turns step by step on the same batches of 256 random images, from the same starting values (a
+ * step's time depends on them): the trainer, bare DJL, DJL computing the training loss and accuracy as d2l-java
+ * does, and bare DJL again, whose ratio to the first says what two runs of the same code differ by in this JVM. Each
+ * side takes each place in a turn equally often (of two identical DJL trainers taking turns, the second ran its
+ * backward pass 0.1 to 0.3 ms slower). After 20 warm-up steps each the JIT has compiled DJL's array calls, which run
+ * many times a step, but not yet code that runs once a step. The trainer's phases come from its own record
+ * ({@code recentSteps}), bare DJL's from clock readings around the forward pass and loss, the backward pass and
+ * {@code Trainer.step} (EasyTrain.trainBatch's work, without its batch split); what the trainer spends outside its
+ * phases (reading the loss and accuracy, the step's manager) is its rest, and DJL's rest is freeing its step's
+ * arrays (closing the manager that holds them), which the trainer's rest includes. On a GPU ({@code gpu} as the
+ * third argument) the phases are the host's time: the kernels run asynchronously, and a step waits for them where
+ * it reads a number back. The trainer reads its loss and accuracy every step, so bare DJL then reads its loss too
+ * (in its rest), which makes every side wait for its step's kernels.
  */
 public final class StepProfile {
 
@@ -64,26 +73,52 @@ public final class StepProfile {
                         manager.randomInteger(0, 10, new Shape(256), DataType.INT32).toType(DataType.FLOAT32, false)));
             }
             Shape input = new Shape(1, 1, 28, 28);
+            Block net = block(model);
             try (Model m = Model.newInstance("djl", device);
-                    DataParallelTrainer ours = DataParallelTrainer.builder(block(model))
+                    Model mm = Model.newInstance("djl-metrics", device);
+                    Model m2 = Model.newInstance("djl-again", device);
+                    DataParallelTrainer ours = DataParallelTrainer.builder(net)
                             .setDevices(gpu ? List.of(device) : Devices.virtual(1))
                             .optInputShape(input).optLearningRate(0.1f).optProgress(false).build()) {
                 m.setBlock(block(model));
-                try (Trainer djl = m.newTrainer(new DefaultTrainingConfig(Loss.softmaxCrossEntropyLoss())
-                        .optOptimizer(Optimizer.sgd().setLearningRateTracker(Tracker.fixed(0.1f)).build())
-                        .optDevices(new Device[] {device}))) {
+                mm.setBlock(block(model));
+                m2.setBlock(block(model));
+                try (Trainer djl = m.newTrainer(djlConfig(device));
+                        Trainer djlAgain = m2.newTrainer(djlConfig(device));
+                        Trainer djlMetrics = mm.newTrainer(djlConfig(device).addEvaluator(new Accuracy())
+                                .addTrainingListeners(new EvaluatorTrainingListener()))) {
                     djl.initialize(input);
+                    djlMetrics.initialize(input);
+                    djlAgain.initialize(input);
+                    // the same starting values everywhere: a step's time depends on them (how many are subnormal)
+                    copyParameters(net, m.getBlock());
+                    copyParameters(net, mm.getBlock());
+                    copyParameters(net, m2.getBlock());
                     double[] djlPhases = new double[4];
                     double[] ourPhases = new double[Phase.values().length];
-                    double[] totals = new double[2];
+                    double[] totals = new double[4];
+                    double[][] perStep = new double[4][steps]; // bare DJL, the trainer, DJL with metrics, DJL again
                     for (int s = -warmup; s < steps; s++) {
                         NDList b = batches.get(Math.floorMod(s, batches.size()));
-                        boolean count = s >= 0;
-                        double[] d = djlStep(djl, manager, b, gpu);
-                        long t0 = System.nanoTime();
-                        ours.trainStep(b.get(0), b.get(1));
-                        double oursMs = (System.nanoTime() - t0) / 1e6;
-                        if (count) {
+                        double[] d = null;
+                        double oursMs = 0;
+                        double metricsMs = 0;
+                        double againMs = 0;
+                        // whoever goes later in a turn is slower (two DJL trainers measured so): each side takes
+                        // each place in the turn equally often
+                        for (int turn = 0; turn < 4; turn++) {
+                            switch (Math.floorMod(s + turn, 4)) {
+                                case 0 -> d = djlStep(djl, manager, b, gpu);
+                                case 1 -> {
+                                    long t0 = System.nanoTime();
+                                    ours.trainStep(b.get(0), b.get(1));
+                                    oursMs = (System.nanoTime() - t0) / 1e6;
+                                }
+                                case 2 -> metricsMs = easyTrainStep(djlMetrics, manager, b);
+                                default -> againMs = Arrays.stream(djlStep(djlAgain, manager, b, gpu)).sum();
+                            }
+                        }
+                        if (s >= 0) {
                             for (int i = 0; i < d.length; i++) {
                                 djlPhases[i] += d[i];
                                 totals[0] += d[i];
@@ -93,11 +128,49 @@ public final class StepProfile {
                                 ourPhases[ph.ordinal()] += p.millis(0, ph);
                             }
                             totals[1] += oursMs;
+                            totals[2] += metricsMs;
+                            totals[3] += againMs;
+                            perStep[0][s] = Arrays.stream(d).sum();
+                            perStep[1][s] = oursMs;
+                            perStep[2][s] = metricsMs;
+                            perStep[3][s] = againMs;
                         }
                     }
-                    print(model, steps, warmup, where, djlPhases, ourPhases, totals);
+                    print(model, steps, warmup, where, djlPhases, ourPhases, totals, perStep);
                 }
             }
+        }
+    }
+
+    private static void copyParameters(Block from, Block to) {
+        for (int i = 0; i < from.getParameters().size(); i++) {
+            to.getParameters().valueAt(i).getArray().set(from.getParameters().valueAt(i).getArray().toFloatArray());
+        }
+    }
+
+    private static DefaultTrainingConfig djlConfig(Device device) {
+        return new DefaultTrainingConfig(Loss.softmaxCrossEntropyLoss())
+                .optOptimizer(Optimizer.sgd().setLearningRateTracker(Tracker.fixed(0.1f)).build())
+                .optDevices(new Device[] {device});
+    }
+
+    /**
+     * One step of DJL computing the training loss and accuracy as d2l-java's loop does (its listener updates the
+     * evaluators with each batch): EasyTrain.trainBatch and Trainer.step on copies of {@code b}, then its arrays
+     * freed; milliseconds.
+     */
+    private static double easyTrainStep(Trainer trainer, NDManager manager, NDList b) {
+        try (NDManager sub = manager.newSubManager()) {
+            NDArray x = b.get(0).duplicate();
+            NDArray y = b.get(1).duplicate();
+            sub.attachAll(x, y);
+            long t0 = System.nanoTime();
+            Batch batch = new Batch(sub, new NDList(x), new NDList(y), (int) x.getShape().get(0), Batchifier.STACK,
+                    Batchifier.STACK, 0, 0);
+            EasyTrain.trainBatch(trainer, batch);
+            trainer.step();
+            sub.close();
+            return (System.nanoTime() - t0) / 1e6;
         }
     }
 
@@ -140,7 +213,18 @@ public final class StepProfile {
         }
     }
 
-    private static void print(String model, int steps, int warmup, String where, double[] djl, double[] ours, double[] totals) {
+    /** The median over the steps of side {@code a}'s time over side {@code b}'s in the same turn. */
+    private static double medianRatio(double[][] perStep, int a, int b) {
+        double[] r = new double[perStep[a].length];
+        for (int s = 0; s < r.length; s++) {
+            r[s] = perStep[a][s] / perStep[b][s];
+        }
+        Arrays.sort(r);
+        return r.length % 2 == 1 ? r[r.length / 2] : (r[r.length / 2 - 1] + r[r.length / 2]) / 2;
+    }
+
+    private static void print(String model, int steps, int warmup, String where, double[] djl, double[] ours, double[] totals,
+            double[][] perStep) {
         double oursInPhases = Arrays.stream(ours).sum();
         boolean gpu = where.equals("gpu");
         System.out.printf(Locale.ROOT, "### Where a step's time goes: %s, batch 256, 1 replica on the %s, %d steps each after %d "
@@ -154,6 +238,16 @@ public final class StepProfile {
         System.out.printf(Locale.ROOT, "| DataParallelTrainer.trainStep | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |%n",
                 ours[0] / steps, ours[1] / steps, ours[2] / steps, ours[3] / steps, ours[4] / steps,
                 (totals[1] - oursInPhases) / steps, totals[1] / steps);
+        System.out.printf(Locale.ROOT, "| DJL with the training loss and accuracy (EasyTrain.trainBatch, an Accuracy evaluator and "
+                + "EvaluatorTrainingListener) | | | | | | | %.2f |%n", totals[2] / steps);
+        System.out.printf(Locale.ROOT, "| DJL again (a second Trainer, the same starting values) | | | | | | | %.2f |%n",
+                totals[3] / steps);
+        System.out.println();
+        System.out.printf(Locale.ROOT, "Trainer over DJL: %.3f bare, %.3f with the training loss and accuracy; DJL again over "
+                + "DJL: %.3f (what two runs of the same code differ by here).%n", totals[1] / totals[0], totals[1] / totals[2],
+                totals[3] / totals[0]);
+        System.out.printf(Locale.ROOT, "Medians of the ratios of steps in the same turn: %.3f, %.3f and %.3f.%n",
+                medianRatio(perStep, 1, 0), medianRatio(perStep, 1, 2), medianRatio(perStep, 3, 0));
         System.out.println();
         System.out.println("DJL's update column is Trainer.step (the optimizer and the gradients' zeroing); the trainer's "
                 + "rest is its time outside the recorded phases (reading each step's loss and accuracy, the step's arrays "
