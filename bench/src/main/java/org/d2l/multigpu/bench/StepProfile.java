@@ -31,20 +31,20 @@ import org.d2l.multigpu.step.Phase;
 import org.d2l.multigpu.step.StepPhases;
 
 /**
- * Where one step's time goes, the trainer with 1 replica beside DJL's Trainer in one JVM (suite {@code profile}).
- * Four sides take turns step by step on the same batches of 256 random images, from the same starting values (a
- * step's time depends on them): the trainer, bare DJL, DJL computing the training loss and accuracy as d2l-java
+ * Where one step's time goes, the trainer with 1 replica beside DJL's Trainer in one JVM (suite {@code profile}). Four
+ * sides take turns step by step on the same batches of 256 random images, from the same starting values (DJL's default
+ * initialiser is not the trainer's): the trainer, bare DJL, DJL computing the training loss and accuracy as d2l-java
  * does, and bare DJL again, whose ratio to the first says what two runs of the same code differ by in this JVM. Each
  * side takes each place in a turn equally often (of two identical DJL trainers taking turns, the second ran its
  * backward pass 0.1 to 0.3 ms slower). After 20 warm-up steps each the JIT has compiled DJL's array calls, which run
  * many times a step, but not yet code that runs once a step. The trainer's phases come from its own record
  * ({@code recentSteps}), bare DJL's from clock readings around the forward pass and loss, the backward pass and
- * {@code Trainer.step} (EasyTrain.trainBatch's work, without its batch split); what the trainer spends outside its
- * phases (reading the loss and accuracy, the step's manager) is its rest, and DJL's rest is freeing its step's
- * arrays (closing the manager that holds them), which the trainer's rest includes. On a GPU ({@code gpu} as the
- * third argument) the phases are the host's time: the kernels run asynchronously, and a step waits for them where
- * it reads a number back. The trainer reads its loss and accuracy every step, so bare DJL then reads its loss too
- * (in its rest), which makes every side wait for its step's kernels.
+ * {@code Trainer.step} (EasyTrain.trainBatch's work, without its batch split); what the trainer spends outside its phases
+ * (reading the loss and accuracy, the step's manager) is its rest, and DJL's rest is freeing its step's arrays
+ * (closing the manager that holds them), which the trainer's rest includes. On a GPU ({@code gpu} as the third
+ * argument) the phases are the host's time: the kernels run asynchronously, and a step waits for them where it reads a
+ * number back. The trainer reads its loss and accuracy every step, so bare DJL then reads its loss too (in its rest),
+ * which makes every side wait for its step's kernels.
  */
 public final class StepProfile {
 
@@ -90,7 +90,7 @@ public final class StepProfile {
                     djl.initialize(input);
                     djlMetrics.initialize(input);
                     djlAgain.initialize(input);
-                    // the same starting values everywhere: a step's time depends on them (how many are subnormal)
+                    // the same starting values everywhere (DJL's default initialiser is not the trainer's)
                     copyParameters(net, m.getBlock());
                     copyParameters(net, mm.getBlock());
                     copyParameters(net, m2.getBlock());
