@@ -23,6 +23,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import org.d2l.multigpu.bench.harness.Measurements;
 import org.d2l.multigpu.devices.Devices;
 import org.d2l.multigpu.models.LeNet;
 import org.d2l.multigpu.parallel.DataParallelTrainer;
@@ -219,8 +220,7 @@ public final class StepProfile {
         for (int s = 0; s < r.length; s++) {
             r[s] = perStep[a][s] / perStep[b][s];
         }
-        Arrays.sort(r);
-        return r.length % 2 == 1 ? r[r.length / 2] : (r[r.length / 2 - 1] + r[r.length / 2]) / 2;
+        return Measurements.median(r);
     }
 
     private static void print(String model, int steps, int warmup, String where, double[] djl, double[] ours, double[] totals,
@@ -246,7 +246,8 @@ public final class StepProfile {
         System.out.printf(Locale.ROOT, "Trainer over DJL: %.3f bare, %.3f with the training loss and accuracy; DJL again over "
                 + "DJL: %.3f (what two runs of the same code differ by here).%n", totals[1] / totals[0], totals[1] / totals[2],
                 totals[3] / totals[0]);
-        System.out.printf(Locale.ROOT, "Medians of the ratios of steps in the same turn: %.3f, %.3f and %.3f.%n",
+        System.out.printf(Locale.ROOT, "Medians of the ratios of steps in the same turn: trainer over DJL %.3f bare, %.3f with "
+                + "the training loss and accuracy; DJL again over DJL %.3f.%n",
                 medianRatio(perStep, 1, 0), medianRatio(perStep, 1, 2), medianRatio(perStep, 3, 0));
         System.out.println();
         System.out.println("DJL's update column is Trainer.step (the optimizer and the gradients' zeroing); the trainer's "
