@@ -2,7 +2,6 @@ package org.d2l.multigpu.bench;
 
 import ai.djl.Device;
 import ai.djl.Model;
-import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDList;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.DataType;
@@ -44,9 +43,16 @@ final class TrainerChild {
 
     private TrainerChild() {}
 
-    /** One training step on a batch. */
+    /** One training step on a batch: what it needs made before the clock starts, then the step the clock times. */
     interface StepRunner {
-        void step(NDList batch) throws Exception;
+        /** Makes what the step needs from {@code batch} (not timed) and returns the step (timed). */
+        Step prepare(NDList batch) throws Exception;
+    }
+
+    /** A step ready to run. */
+    interface Step {
+        /** Runs the step. */
+        void run() throws Exception;
     }
 
     /**
@@ -90,16 +96,18 @@ final class TrainerChild {
                 Trainer trainer = m.newTrainer(djlConfig);
                 trainer.initialize(input);
                 run = b -> {
-                    try (NDManager sub = manager.newSubManager()) {
-                        // EasyTrain frees the batch it is given: hand it copies (0.8 MB, well under 1 ms)
-                        NDArray x = b.get(0).duplicate();
-                        NDArray y = b.get(1).duplicate();
-                        sub.attachAll(x, y);
-                        Batch bt = new Batch(sub, new NDList(x), new NDList(y),
-                                (int) b.get(0).getShape().get(0), Batchifier.STACK, Batchifier.STACK, 0, 0);
-                        EasyTrain.trainBatch(trainer, bt);
-                        trainer.step();
-                    }
+                    // A Batch owns its arrays, and the step's arrays go with its manager: DJL gets copies, made
+                    // before the clock starts, as a data iterator makes each batch before the step (the
+                    // trainer's batches are made outside its step too)
+                    NDManager sub = manager.newSubManager();
+                    Batch bt = new Batch(sub, new NDList(b.get(0).duplicate()), new NDList(b.get(1).duplicate()),
+                            (int) b.get(0).getShape().get(0), Batchifier.STACK, Batchifier.STACK, 0, 0);
+                    return () -> {
+                        try (sub) {
+                            EasyTrain.trainBatch(trainer, bt);
+                            trainer.step();
+                        }
+                    };
                 };
                 resource = () -> {
                     trainer.close();
@@ -109,7 +117,7 @@ final class TrainerChild {
                 DataParallelTrainer t = DataParallelTrainer.builder(net).setDevices(Devices.virtual(1))
                         .optInputShape(input).optLearningRate(LR).optProgress(false)
                         .optDataType(config.equals("fp16") ? DataType.FLOAT16 : DataType.FLOAT32).build();
-                run = b -> t.trainStep(b.get(0), b.get(1));
+                run = b -> () -> t.trainStep(b.get(0), b.get(1));
                 resource = t;
             } else if (!config.startsWith("dp")) {
                 AveragingChild.run(config, net, input, LR, batches, steps, warmup, batch);
@@ -123,21 +131,24 @@ final class TrainerChild {
                 DataParallelTrainer t = DataParallelTrainer.builder(sync ? SyncBatchNorm.convert(net) : net)
                         .setDevices(Collections.nCopies(k, home)).optInputShape(input).optLearningRate(LR).optProgress(false)
                         .optSyncBatchNorm(sync).optAccumulate(accumulate).build();
-                run = b -> t.trainStep(b.get(0), b.get(1));
+                run = b -> () -> t.trainStep(b.get(0), b.get(1));
                 resource = t;
             }
             for (int i = 0; i < warmup; i++) {
-                run.step(batches.get(i % batches.size()));
+                run.prepare(batches.get(i % batches.size())).run();
             }
             Timer timer = new Timer();
-            long faults = Machine.minorFaults();
+            long faults = 0;
             for (int i = 0; i < steps; i++) {
+                Step step = run.prepare(batches.get((warmup + i) % batches.size()));
+                long before = Machine.minorFaults();
                 timer.start();
-                run.step(batches.get((warmup + i) % batches.size()));
+                step.run();
                 timer.stop();
+                faults += Machine.minorFaults() - before;
             }
             net.getParameters().valueAt(0).getArray().sum().getFloat(); // waits for the GPU's queued work
-            double perStep = (Machine.minorFaults() - faults) / (double) steps;
+            double perStep = faults / (double) steps;
             double seconds = timer.sum();
             resource.close();
             System.out.printf(Locale.ROOT, "%s %s %.3f %d %.3f %.0f%n", ChildProcess.RESULT, config,
