@@ -49,6 +49,7 @@ class LoopThreadsTest {
                 {"org.rapaio.jupyter.kernel.channels.ShellChannel", "loopThread"},
                 {"org.rapaio.jupyter.kernel.channels.HeartbeatChannel", "loopThread"},
                 {"org.rapaio.jupyter.kernel.channels.AbstractChannel", "socket"},
+                {"org.rapaio.jupyter.kernel.channels.LoopThread", "running"},
                 {"org.rapaio.jupyter.kernel.channels.LoopThread", "sleep"},
                 {"org.rapaio.jupyter.kernel.channels.LoopThread", "loopBody"},
                 {"org.rapaio.jupyter.kernel.core.java.JavaEngine", "controlProvider"},
