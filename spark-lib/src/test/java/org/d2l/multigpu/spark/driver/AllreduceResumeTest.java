@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.spark.SparkConf;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.d2l.multigpu.compression.Compressor;
 import org.d2l.multigpu.loop.EpochListener;
@@ -37,9 +36,7 @@ class AllreduceResumeTest {
 
     @BeforeAll
     static void startSpark() {
-        Djl.engine();
-        sc = new JavaSparkContext(new SparkConf().setMaster("local[2]").setAppName("AllreduceResumeTest")
-                .set("spark.ui.enabled", "false").set("spark.driver.host", "127.0.0.1"));
+        sc = LocalSpark.start("AllreduceResumeTest");
     }
 
     @AfterAll

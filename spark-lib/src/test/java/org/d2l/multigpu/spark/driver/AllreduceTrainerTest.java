@@ -5,12 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.spark.SparkConf;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.d2l.multigpu.collective.RingSchedule;
 import org.d2l.multigpu.compression.Compressor;
 import org.d2l.multigpu.loop.EpochMetrics;
-import org.d2l.multigpu.runtime.Djl;
 import org.d2l.multigpu.spark.AllreduceEpoch;
 import org.d2l.multigpu.spark.EpochFailedException;
 import org.d2l.multigpu.spark.Minibatch;
@@ -33,9 +31,7 @@ class AllreduceTrainerTest {
 
     @BeforeAll
     static void startSpark() {
-        Djl.engine();
-        sc = new JavaSparkContext(new SparkConf().setMaster("local[2]").setAppName("AllreduceTrainerTest")
-                .set("spark.ui.enabled", "false").set("spark.driver.host", "127.0.0.1"));
+        sc = LocalSpark.start("AllreduceTrainerTest");
     }
 
     @AfterAll

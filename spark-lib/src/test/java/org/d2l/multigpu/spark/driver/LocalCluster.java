@@ -25,10 +25,9 @@ public final class LocalCluster {
         List<String> folders = sparkHome(sparkHome);
         System.setProperty("spark.testing", "true"); // lets the worker run without a built Spark tree
         System.setProperty("spark.test.home", sparkHome.toString());
-        SparkConf conf = new SparkConf().setMaster("local-cluster[" + executors + ",1,1024]").setAppName(app)
+        SparkConf conf = LocalSpark.conf("local-cluster[" + executors + ",1,1024]", app)
                 .set("spark.executor.extraClassPath", String.join(File.pathSeparator, folders))
-                .set("spark.executor.extraJavaOptions", "--enable-native-access=ALL-UNNAMED")
-                .set("spark.ui.enabled", "false").set("spark.driver.host", "127.0.0.1");
+                .set("spark.executor.extraJavaOptions", "--enable-native-access=ALL-UNNAMED");
         return new JavaSparkContext(conf);
     }
 

@@ -4,14 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.HashMap;
 import java.util.Map;
-import org.apache.spark.SparkConf;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.d2l.multigpu.earlystopping.EarlyStoppingConfiguration;
 import org.d2l.multigpu.earlystopping.EarlyStoppingParallelTrainer;
 import org.d2l.multigpu.earlystopping.EarlyStoppingResult;
 import org.d2l.multigpu.earlystopping.ScoreMonitor;
 import org.d2l.multigpu.earlystopping.StopReason;
-import org.d2l.multigpu.runtime.Djl;
 import org.d2l.multigpu.spark.Models;
 import org.d2l.multigpu.spark.OptimizerFactory;
 import org.d2l.multigpu.spark.ParameterValues;
@@ -30,9 +28,7 @@ class SparkEarlyStoppingTest {
 
     @BeforeAll
     static void startSpark() {
-        Djl.engine();
-        sc = new JavaSparkContext(new SparkConf().setMaster("local[2]").setAppName("SparkEarlyStoppingTest")
-                .set("spark.ui.enabled", "false").set("spark.driver.host", "127.0.0.1"));
+        sc = LocalSpark.start("SparkEarlyStoppingTest");
     }
 
     @AfterAll

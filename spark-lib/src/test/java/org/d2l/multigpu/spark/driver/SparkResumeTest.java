@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.spark.SparkConf;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.d2l.multigpu.earlystopping.EarlyStoppingConfiguration;
 import org.d2l.multigpu.earlystopping.EarlyStoppingParallelTrainer;
@@ -40,9 +39,7 @@ class SparkResumeTest {
 
     @BeforeAll
     static void startSpark() {
-        Djl.engine();
-        sc = new JavaSparkContext(new SparkConf().setMaster("local[2]").setAppName("SparkResumeTest")
-                .set("spark.ui.enabled", "false").set("spark.driver.host", "127.0.0.1"));
+        sc = LocalSpark.start("SparkResumeTest");
     }
 
     @AfterAll

@@ -3,7 +3,6 @@ package org.d2l.multigpu.spark.driver;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import ai.djl.pytorch.jni.JniUtils;
 import java.util.List;
-import org.apache.spark.SparkConf;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.d2l.multigpu.runtime.Djl;
 import org.d2l.multigpu.spark.Minibatch;
@@ -25,9 +24,7 @@ class SparkThreadsTest {
     void withAsManyThreadsPerTaskAsInProcessTheParametersAreBitIdentical() {
         Djl.engine(); // started, so that PyTorch can say its thread count
         int threads = JniUtils.getNumThreads(); // what PyTorch gives the in-process trainer on this thread
-        JavaSparkContext sc = new JavaSparkContext(new SparkConf().setMaster("local[" + threads + "]")
-                .setAppName("SparkThreadsTest").set("spark.task.cpus", Integer.toString(threads))
-                .set("spark.ui.enabled", "false").set("spark.driver.host", "127.0.0.1"));
+        JavaSparkContext sc = LocalSpark.start("SparkThreadsTest", threads, threads);
         try {
             List<Minibatch> batches = SyntheticData.minibatches(12, 32, 3);
             OptimizerFactory opt = OptimizerFactory.sgd(0.1f);

@@ -8,10 +8,8 @@ import ai.djl.training.tracker.Tracker;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import org.apache.spark.SparkConf;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.d2l.multigpu.loop.EpochMetrics;
-import org.d2l.multigpu.runtime.Djl;
 import org.d2l.multigpu.spark.Minibatch;
 import org.d2l.multigpu.spark.ModelFactory;
 import org.d2l.multigpu.spark.Models;
@@ -34,9 +32,7 @@ class SparkTrainerTest {
 
     @BeforeAll
     static void startSpark() {
-        Djl.engine(); // started: some tests ask PyTorch for its thread count first
-        sc = new JavaSparkContext(new SparkConf().setMaster("local[2]").setAppName("SparkTrainerTest")
-                .set("spark.ui.enabled", "false").set("spark.driver.host", "127.0.0.1"));
+        sc = LocalSpark.start("SparkTrainerTest");
     }
 
     @AfterAll
