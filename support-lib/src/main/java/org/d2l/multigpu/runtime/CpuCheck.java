@@ -29,7 +29,8 @@ import java.util.concurrent.TimeUnit;
  * set; where it fails (on an AMD Zen 5, oneDNN 3.7.1's AVX2 and AVX-512 convolutions gave NaN at
  * random) the test runs again with oneDNN capped at lower instruction sets, and this process then runs
  * with the highest cap that passed ({@code ONEDNN_MAX_CPU_ISA}, set before oneDNN reads it) and says so
- * in one line. Nothing is checked where the user set {@code ONEDNN_MAX_CPU_ISA} (or {@code DNNL_MAX_CPU_ISA}),
+ * in one line. On a CPU with float16 arithmetic ({@code avx512_fp16}) the check starts from AVX-512 without
+ * it ({@link #FLOAT16_SPEED_CAP}) instead of oneDNN's default, whose float16 kernels there are slow. Nothing is checked where the user set {@code ONEDNN_MAX_CPU_ISA} (or {@code DNNL_MAX_CPU_ISA}),
  * off x86-64 Linux, or with {@code D2L_CPU_CHECK=false}.
  */
 public final class CpuCheck {
@@ -42,8 +43,14 @@ public final class CpuCheck {
     static final String OLD_ISA_VARIABLE = "DNNL_MAX_CPU_ISA";
     /** The caps tried, highest first, with the rank of the instruction set each allows at most. */
     static final List<String> CAPS = List.of("AVX512_CORE", "AVX2", "AVX", "SSE41");
-    /** Bumped whenever the self-test changes, so that answers of an older test are not reused. */
-    static final int TEST_VERSION = 1;
+    /**
+     * Where the check starts on a CPU with {@code avx512_fp16}: oneDNN 3.7.1's kernels for that extension trained
+     * LeNet in float16 about 8 times slower than those of AVX-512 without it, and float32 no faster (two Intel Xeons,
+     * bench/RESULTS.md).
+     */
+    static final String FLOAT16_SPEED_CAP = "AVX512_CORE";
+    /** Bumped whenever the self-test or where it starts changes, so that answers of an older check are not reused. */
+    static final int TEST_VERSION = 2;
     /** The self-test's settings in the check (about 5 s on a 2-core machine): the reported loop, then one checked run. */
     static final List<String> TEST_ARGS = List.of("--batch", "8", "--runs", "20", "--steps", "20", "--op-runs", "1",
             "--stop-at-first");
@@ -55,8 +62,9 @@ public final class CpuCheck {
     private CpuCheck() {}
 
     /**
-     * What was found, once per machine: pass (nothing capped), capped (the cap that passed), or fault
-     * (no cap passed), with oneDNN's version and instruction set as it reported them in the passing run.
+     * What was found, once per machine: pass (nothing capped), speed (capped at {@link #FLOAT16_SPEED_CAP}, which
+     * passed), capped (wrong results where the check started; the cap that passed), or fault (no cap passed), with
+     * oneDNN's version and instruction set as it reported them in the passing run.
      */
     public record Verdict(String outcome, String cap, String onednn, String isa, String details, String checkedOn,
             double seconds) {
@@ -67,8 +75,11 @@ public final class CpuCheck {
             switch (outcome) {
                 case "pass":
                     return "passed with oneDNN's default instruction set (" + where + "), checked " + checkedOn;
+                case "speed":
+                    return "capped at " + ISA_VARIABLE + "=" + cap + " (" + where + "), which passed, because oneDNN's "
+                            + "default float16 kernels for this CPU's avx512_fp16 are slow; checked " + checkedOn;
                 case "capped":
-                    return "oneDNN's default instruction set gave wrong results (" + details + "); capped at "
+                    return "oneDNN's kernels gave wrong results (" + details + "); capped at "
                             + ISA_VARIABLE + "=" + cap + " (" + where + "), which passed; checked " + checkedOn;
                 default:
                     return "wrong results at every instruction set tried (" + details + "), checked " + checkedOn;
@@ -165,7 +176,7 @@ public final class CpuCheck {
                 }
                 return Verdict.of(p);
             }
-            Verdict v = search(CpuCheck::runChild);
+            Verdict v = search(CpuCheck::runChild, startingCap(cpu));
             Path tmp = Files.createTempFile(dir, "cpu-check", ".tmp");
             try (Writer w = Files.newBufferedWriter(tmp)) {
                 v.toProperties().store(w, "d2l-multigpu CPU check: " + cpu.describe());
@@ -180,15 +191,24 @@ public final class CpuCheck {
         ChildResult run(String cap) throws IOException;
     }
 
-    /** Runs the self-test at oneDNN's default, then, if it failed, at each lower cap until one passes. */
-    static Verdict search(Runner runner) throws IOException {
+    /** Where the check starts on {@code cpu}: {@link #FLOAT16_SPEED_CAP} with {@code avx512_fp16}, else null (oneDNN's default). */
+    static String startingCap(CpuInfo cpu) {
+        return cpu.flags().contains("avx512_fp16") ? FLOAT16_SPEED_CAP : null;
+    }
+
+    /**
+     * Runs the self-test at {@code start} (null: oneDNN's default), then, if it failed, at each lower cap until one
+     * passes.
+     */
+    static Verdict search(Runner runner, String start) throws IOException {
         long t0 = System.nanoTime();
-        ChildResult first = runner.run(null);
+        ChildResult first = runner.run(start);
         String today = LocalDate.now().toString();
         if (first.passed()) {
-            return new Verdict("pass", null, first.onednn(), first.isa(), "", today, seconds(t0));
+            return new Verdict(start == null ? "pass" : "speed", start, first.onednn(), first.isa(), "", today, seconds(t0));
         }
-        List<String> tried = new ArrayList<>(List.of("default " + first.isa() + ": " + first.firstFinding()));
+        List<String> tried = new ArrayList<>(List.of((start == null ? "default " : start + " ") + first.isa() + ": "
+                + first.firstFinding()));
         for (String cap : capsBelow(first.isa())) {
             ChildResult r = runner.run(cap);
             if (r.passed()) {

@@ -31,7 +31,7 @@ class CpuCheckTest {
             boolean ok = "AVX".equals(cap) || "SSE41".equals(cap);
             return new CpuCheck.ChildResult(ok, "v3.7.1", cap == null ? ZEN5_ISA : "Intel " + cap,
                     ok ? List.of() : List.of("training run 1 of 20: the loss is not finite from step 1 on"), ok ? 0 : 1);
-        });
+        }, null);
         assertEquals(List.of("null", "AVX512_CORE", "AVX2", "AVX"), asked, "stops at the first cap that passes");
         assertEquals("capped", v.outcome());
         assertEquals("AVX", v.cap());
@@ -41,13 +41,50 @@ class CpuCheckTest {
 
     @Test
     void aPassAtTheDefaultCapsNothingAndAFaultEverywhereSaysSo() throws IOException {
-        CpuCheck.Verdict pass = CpuCheck.search(cap -> new CpuCheck.ChildResult(true, "v3.7.1", "Intel AVX2", List.of(), 0));
+        CpuCheck.Verdict pass = CpuCheck.search(cap -> new CpuCheck.ChildResult(true, "v3.7.1", "Intel AVX2", List.of(), 0), null);
         assertEquals("pass", pass.outcome());
         assertNull(pass.cap());
-        CpuCheck.Verdict fault = CpuCheck.search(cap -> new CpuCheck.ChildResult(false, "v3.7.1", "Intel AVX2", List.of(), 134));
+        CpuCheck.Verdict fault = CpuCheck.search(cap -> new CpuCheck.ChildResult(false, "v3.7.1", "Intel AVX2", List.of(), 134), null);
         assertEquals("fault", fault.outcome());
         assertNull(fault.cap());
         assertTrue(fault.details().contains("status 134"), fault.details());
+    }
+
+    @Test
+    void aCpuWithFloat16ArithmeticStartsAtAvx512WithoutItAndOthersAtTheDefault() {
+        String xeon = "vendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 143\n"
+                + "flags\t\t: fpu sse4_1 avx avx2 fma f16c avx512f avx512_bf16 avx512_fp16 amx_bf16 amx_tile\n";
+        assertEquals("AVX512_CORE", CpuCheck.startingCap(CpuInfo.parse(xeon, 2)));
+        assertNull(CpuCheck.startingCap(CpuInfo.parse(xeon.replace(" avx512_fp16", ""), 2)));
+    }
+
+    @Test
+    void aPassAtTheSpeedCapKeepsItAndSaysWhy() throws IOException {
+        List<String> asked = new ArrayList<>();
+        CpuCheck.Verdict v = CpuCheck.search(cap -> {
+            asked.add(String.valueOf(cap));
+            return new CpuCheck.ChildResult(true, "v3.7.1", "Intel AVX-512", List.of(), 0);
+        }, CpuCheck.FLOAT16_SPEED_CAP);
+        assertEquals(List.of("AVX512_CORE"), asked, "oneDNN's default is not run");
+        assertEquals("speed", v.outcome());
+        assertEquals("AVX512_CORE", v.cap());
+        assertTrue(v.describe().contains("ONEDNN_MAX_CPU_ISA=AVX512_CORE") && v.describe().contains("avx512_fp16"),
+                v.describe());
+    }
+
+    @Test
+    void aFaultAtTheSpeedCapGoesOnBelowIt() throws IOException {
+        List<String> asked = new ArrayList<>();
+        CpuCheck.Verdict v = CpuCheck.search(cap -> {
+            asked.add(String.valueOf(cap));
+            boolean ok = !"AVX512_CORE".equals(cap);
+            return new CpuCheck.ChildResult(ok, "v3.7.1", cap.equals("AVX512_CORE") ? "Intel AVX-512" : "Intel " + cap,
+                    ok ? List.of() : List.of("training run 3 of 20: the loss is not finite from step 2 on"), ok ? 0 : 1);
+        }, CpuCheck.FLOAT16_SPEED_CAP);
+        assertEquals(List.of("AVX512_CORE", "AVX2"), asked);
+        assertEquals("capped", v.outcome());
+        assertEquals("AVX2", v.cap());
+        assertTrue(v.details().startsWith("AVX512_CORE Intel AVX-512: training run 3"), v.details());
     }
 
     @Test
