@@ -197,8 +197,8 @@ public final class CpuCheck {
     }
 
     /**
-     * Runs the self-test at {@code start} (null: oneDNN's default), then, if it failed, at each lower cap until one
-     * passes.
+     * Runs the self-test at {@code start} (null: oneDNN's default), then, if it failed, at each cap below both
+     * {@code start} and the instruction set oneDNN reported there until one passes.
      */
     static Verdict search(Runner runner, String start) throws IOException {
         long t0 = System.nanoTime();
@@ -209,7 +209,11 @@ public final class CpuCheck {
         }
         List<String> tried = new ArrayList<>(List.of((start == null ? "default " : start + " ") + first.isa() + ": "
                 + first.firstFinding()));
-        for (String cap : capsBelow(first.isa())) {
+        List<String> below = capsBelow(first.isa());
+        if (start != null) {
+            below.retainAll(CAPS.subList(CAPS.indexOf(start) + 1, CAPS.size()));
+        }
+        for (String cap : below) {
             ChildResult r = runner.run(cap);
             if (r.passed()) {
                 return new Verdict("capped", cap, r.onednn(), r.isa(), String.join("; ", tried), today, seconds(t0));
@@ -219,10 +223,11 @@ public final class CpuCheck {
         return new Verdict("fault", null, first.onednn(), first.isa(), String.join("; ", tried), today, seconds(t0));
     }
 
-    /** The caps worth trying below oneDNN's default instruction set {@code isa} (as oneDNN names it), highest first. */
+    /** The caps worth trying below oneDNN's instruction set {@code isa} (as oneDNN names it), highest first. */
     static List<String> capsBelow(String isa) {
         int rank = rank(isa);
-        boolean plainAvx512 = isa.equals("Intel AVX-512");
+        // AVX512_CORE itself, as oneDNN 3.7.1 names it (older versions: "Intel AVX-512")
+        boolean plainAvx512 = isa.equals("Intel AVX-512") || isa.startsWith("Intel AVX-512 with AVX512BW");
         List<String> caps = new ArrayList<>();
         for (int i = 0; i < CAPS.size(); i++) {
             int capRank = CAPS.size() - 1 - i; // AVX512_CORE 3, AVX2 2, AVX 1, SSE41 0

@@ -13,8 +13,8 @@ public final class Djl {
      * Configures DJL before its engine starts: no telemetry, offline when the natives are on the
      * classpath, quiet logging, freed tensor memory kept in the process and huge pages for large
      * arrays ({@link NativeMemory}), PyTorch's threads capped at a container's CPU quota ({@link CpuQuota}),
-     * oneDNN's instruction sets capped where this CPU computes wrong with them ({@link CpuCheck}); safe to
-     * call any number of times.
+     * oneDNN's instruction sets capped where this CPU computes wrong with them, or at AVX-512 without its float16
+     * kernels where those are slow ({@link CpuCheck}); safe to call any number of times.
      */
     public static void setup() {
         if (done) {
