@@ -30,8 +30,9 @@ import java.util.concurrent.TimeUnit;
  * random) the test runs again with oneDNN capped at lower instruction sets, and this process then runs
  * with the highest cap that passed ({@code ONEDNN_MAX_CPU_ISA}, set before oneDNN reads it) and says so
  * in one line. On a CPU with float16 arithmetic ({@code avx512_fp16}) the check starts from AVX-512 without
- * it ({@link #FLOAT16_SPEED_CAP}) instead of oneDNN's default, whose float16 kernels there are slow. Nothing is checked where the user set {@code ONEDNN_MAX_CPU_ISA} (or {@code DNNL_MAX_CPU_ISA}),
- * off x86-64 Linux, or with {@code D2L_CPU_CHECK=false}.
+ * it ({@link #FLOAT16_SPEED_CAP}) instead of oneDNN's default, whose float16 kernels there are slow. Nothing is
+ * checked where the user set {@code ONEDNN_MAX_CPU_ISA} (or {@code DNNL_MAX_CPU_ISA}), off x86-64 Linux, or with
+ * {@code D2L_CPU_CHECK=false}.
  */
 public final class CpuCheck {
 
