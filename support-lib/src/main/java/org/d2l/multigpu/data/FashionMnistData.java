@@ -8,6 +8,8 @@ import ai.djl.repository.Repository;
 import ai.djl.training.dataset.ArrayDataset;
 import ai.djl.training.dataset.Dataset;
 import ai.djl.translate.TranslateException;
+import ai.djl.modality.cv.transform.ToTensor;
+import ai.djl.translate.Pipeline;
 import ai.djl.util.Utils;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -26,7 +28,8 @@ import org.d2l.multigpu.runtime.Djl;
  * the Debian package {@code dataset-fashion-mnist} ({@value #DEBIAN_DIR}); DJL's own cache or
  * download. Gzipped or officially named files are unpacked into a project-local cache (see {@link
  * Builder#optCacheDir(Path)}), never into {@code ~/.djl.ai}. Batches are float32 (B, 1, 28, 28) in
- * [0, 1]; labels float32 (B).
+ * [0, 1]; labels float32 (B). Only the limit's rows stay in memory, once per split and manager ({@code
+ * SplitCache}): in the builder's manager, or, without one, in one manager for the whole process.
  *
  * <pre>{@code
  * FashionMnistData data = FashionMnistData.builder().setSampling(256, true).build();
@@ -93,8 +96,9 @@ public final class FashionMnistData {
     }
 
     /**
-     * Returns the prepared training set (60,000 examples, or the limit), shuffled unless turned off: prepared
-     * once and the same set afterwards, so that a lesson's many calls hold one copy of the data in memory.
+     * Returns the prepared training set (60,000 examples, or the limit), shuffled unless turned off: the same
+     * set at every call, over rows that every loader of the same manager shares, so that a lesson that builds
+     * a loader per run still holds one copy of each split.
      */
     public synchronized ArrayDataset train() {
         if (trainSet == null) {
@@ -130,28 +134,42 @@ public final class FashionMnistData {
 
     private ArrayDataset load(Dataset.Usage usage, boolean random) {
         Optional<Path> dir = folder();
-        FashionMnist.Builder b =
-                FashionMnist.builder()
-                        .optUsage(usage)
-                        .setSampling(batchSize, random)
-                        .optPrefetchNumber(prefetch)
-                        .optLimit(limit);
-        if (manager != null) {
-            b.optManager(manager);
-        }
-        dir.ifPresent(d -> b.optRepository(Repository.newInstance("fashion-mnist-local", d)));
-        FashionMnist dataset = b.build();
+        SplitCache.Rows rows;
         try {
-            dataset.prepare();
+            rows = SplitCache.get(manager, dir, usage, limit, (n, owner) -> decode(dir, usage, n, owner));
         } catch (IOException e) {
             if (dir.isEmpty()) {
                 throw notFound(e);
             }
             throw new UncheckedIOException("Could not read Fashion-MNIST from " + dir.get(), e);
-        } catch (TranslateException e) {
-            throw new IllegalStateException("Could not prepare Fashion-MNIST: " + e.getMessage(), e);
         }
-        return dataset;
+        return new ArrayDataset.Builder()
+                .setData(rows.images())
+                .optLabels(rows.labels())
+                .setSampling(batchSize, random)
+                .optPrefetchNumber(prefetch)
+                .optLimit(limit)
+                .optPipeline(new Pipeline(new ToTensor())) // as FashionMnist's default: (B, 1, 28, 28) in [0, 1]
+                .build();
+    }
+
+    /** Decodes a split with DJL's FashionMnist and keeps its first {@code n} rows in {@code owner}. */
+    private SplitCache.Rows decode(Optional<Path> dir, Dataset.Usage usage, long n, NDManager owner)
+            throws IOException {
+        try (NDManager whole = NDManager.newBaseManager()) { // DJL decodes the whole split: freed here
+            FashionMnist.Builder b =
+                    FashionMnist.builder().optUsage(usage).setSampling(batchSize, false).optManager(whole);
+            dir.ifPresent(d -> b.optRepository(Repository.newInstance("fashion-mnist-local", d)));
+            FashionMnist dataset = b.build();
+            try {
+                dataset.prepare();
+            } catch (TranslateException e) {
+                throw new IllegalStateException("Could not prepare Fashion-MNIST: " + e.getMessage(), e);
+            }
+            long size = dataset.size();
+            long rows = Math.min(size, n);
+            return SplitCache.keep(dataset.getByRange(whole, 0, rows), rows == size, owner);
+        }
     }
 
     private Optional<Path> resolve() throws IOException {

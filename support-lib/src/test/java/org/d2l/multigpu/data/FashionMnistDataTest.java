@@ -118,6 +118,61 @@ class FashionMnistDataTest {
         assertNotSame(fm.train(), fm.test());
     }
 
+    @Test
+    void aSecondRunsLoaderKeepsNoSecondCopyOfTheData() throws Exception {
+        Path data = IdxFixtures.writeSet(tmp.resolve("data"), OFFICIAL, true, 20, 8);
+        long before = SplitCache.rowsHeld();
+        FashionMnistData first = isolated(data).build();
+        List<Integer> firstLabels = readAll(first.train(), true);
+        readAll(first.test(), true);
+        assertEquals(before + 20 + 8, SplitCache.rowsHeld(), "one copy of each split");
+        for (int run = 2; run <= 4; run++) { // a lesson's later runs, each with a loader of its own
+            boolean shuffle = run % 2 == 0;
+            FashionMnistData again = isolated(data).setSampling(4 + run, shuffle).build();
+            List<Integer> labels = readAll(again.train(), !shuffle);
+            readAll(again.test(), true);
+            labels.sort(null);
+            List<Integer> expected = new ArrayList<>(firstLabels);
+            expected.sort(null);
+            assertEquals(expected, labels, "run " + run + " reads the same examples");
+            assertEquals(before + 20 + 8, SplitCache.rowsHeld(), "run " + run + " kept another copy");
+        }
+    }
+
+    @Test
+    void onlyTheLimitsRowsStayInMemory() throws Exception {
+        Path data = IdxFixtures.writeSet(tmp.resolve("data"), OFFICIAL, true, 20, 8);
+        long before = SplitCache.rowsHeld();
+        FashionMnistData fm = isolated(data).optLimit(5).build();
+        assertEquals(expectedLabels(5, false), readAll(fm.train(), true));
+        assertEquals(before + 5, SplitCache.rowsHeld());
+        FashionMnistData fewer = isolated(data).optLimit(3).build(); // served from the 5 rows held
+        assertEquals(expectedLabels(3, false), readAll(fewer.train(), true));
+        assertEquals(before + 5, SplitCache.rowsHeld());
+    }
+
+    @Test
+    void closingTheManagerFreesTheRowsAndALaterLoaderReadsThemAgain() throws Exception {
+        Path data = IdxFixtures.writeSet(tmp.resolve("data"), OFFICIAL, true, 20, 8);
+        long before = SplitCache.rowsHeld();
+        NDManager lesson = NDManager.newBaseManager();
+        FashionMnistData fm = isolated(data).optManager(lesson).build();
+        readAll(fm.train(), false);
+        assertEquals(before + 20, SplitCache.rowsHeld());
+        lesson.close();
+        assertEquals(before, SplitCache.rowsHeld(), "the lesson's manager closed: its rows are gone");
+        FashionMnistData later = isolated(data).build();
+        assertEquals(expectedLabels(20, false), readAll(later.train(), true));
+    }
+
+    @Test
+    void changedFilesAreReadAgainNotServedFromMemory() throws Exception {
+        Path data = IdxFixtures.writeSet(tmp.resolve("data"), OFFICIAL, true, 20, 8);
+        assertEquals(20, readAll(isolated(data).build().train(), true).size());
+        IdxFixtures.writeSet(data, OFFICIAL, true, 12, 4);
+        assertEquals(expectedLabels(12, false), readAll(isolated(data).build().train(), true));
+    }
+
     @ParameterizedTest(name = "{0} names, gzip={1}")
     @CsvSource({"OFFICIAL, true", "OFFICIAL, false", "DJL, true"})
     void loadsFixturesThroughTheCache(IdxFixtures.Naming naming, boolean gz) throws Exception {
