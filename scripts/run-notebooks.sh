@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Executes notebooks with the project-local Java kernel and checks their outputs for errors.
 #
-#   scripts/run-notebooks.sh [--full | --record] [--no-html] [NOTEBOOK.ipynb ...]
+#   scripts/run-notebooks.sh [--full | --record | --binder] [--no-html] [NOTEBOOK.ipynb ...]
 #
 # Default ("smoke"): small, fast settings: DATASET_LIMIT=512 and MAX_EPOCH=1 unless already set.
 #   Executed notebooks, their HTML and logs go to build/notebooks/; the sources are never touched.
@@ -10,6 +10,9 @@
 # --record  re-records the saved outputs: runs with DATASET_LIMIT=$RECORD_DATASET_LIMIT (6000) and
 #           MAX_EPOCH=$RECORD_MAX_EPOCH (3) (an empty value means no limit), and copies each executed notebook over its source in
 #           notebooks/ only if it passed. Absolute paths of this checkout are removed from outputs.
+# --binder  as on Binder: the kernel BINDER_KERNEL (default jjava; scripts/binder-limits.sh installs JJava and
+#           runs this inside Binder's 1 CPU and 2 GB) started through binder/start, whose defaults apply
+#           (DATASET_LIMIT=3000, MAX_EPOCH=3); claims as a learner's run prints them; no cell timeout.
 # --no-html skip the HTML export.
 # Claims and checks: lessons state what their run shows with the jar's Claim.that(...) (a claim about
 #   the outcome) and what their code must satisfy with Claim.check(...) (a formula or an invariant);
@@ -33,8 +36,15 @@
 # before its handlers are set kills that socket's thread), measured at 1 in 10 starts within 60 s and
 # 2 in 5 within 20 s on a busy 2-core machine; a normal start answers in 3-16 s there.
 #
+# Memory: the kernel's peak resident memory (its JVM's VmHWM, scripts/peak_rss.py) is printed beside each
+#   notebook's time; a notebook whose kernel went over KERNEL_MEMORY_BUDGET_MB fails, so that a lesson that
+#   would die on Binder's 2 GB (1 CPU; Jupyter needs the rest) fails here first.
+#
 # Environment:
 #   CELL_TIMEOUT          seconds per cell (default 1800; --record 3600; --full none)
+#   KERNEL_MEMORY_BUDGET_MB  the kernel's peak resident memory allowed (default 1536, as on Binder; --full and
+#                         --record, the lessons' own settings: 3072)
+#   KERNEL_HEAP           the kernel's -Xmx in the default (smoke) mode (default 640m, binder/start's)
 #   KERNEL_START_TIMEOUT  seconds to wait for the kernel's first answer (default 30; a normal start
 #                         answers in 1-16 s, a hung one never does)
 #   KERNEL_START_RETRIES  new attempts after a start-up hang (default 6)
@@ -53,6 +63,7 @@ for arg in "$@"; do
     case "$arg" in
         --full) mode=full ;;
         --record) mode=record ;;
+        --binder) mode=binder ;;
         --no-html) html=0 ;;
         -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
         -*) die "unknown option $arg (see --help)" ;;
@@ -71,14 +82,24 @@ fi
 case "$mode" in
     smoke)
         export DATASET_LIMIT="${DATASET_LIMIT:-512}" MAX_EPOCH="${MAX_EPOCH:-1}"
-        cell_timeout="${CELL_TIMEOUT:-1800}" claims=smoke ;;
+        # The kernel's heap as on Binder (binder/start): the JVM's default, a quarter of the machine's memory,
+        # lets the heap grow past what the lessons use, and the memory budget would measure that.
+        export JDK_JAVA_OPTIONS="-Xmx${KERNEL_HEAP:-640m}${JDK_JAVA_OPTIONS:+ $JDK_JAVA_OPTIONS}"
+        cell_timeout="${CELL_TIMEOUT:-1800}" claims=smoke memory_budget="${KERNEL_MEMORY_BUDGET_MB:-1536}" ;;
     record)
         export DATASET_LIMIT="${RECORD_DATASET_LIMIT-6000}" MAX_EPOCH="${RECORD_MAX_EPOCH-3}"
-        cell_timeout="${CELL_TIMEOUT:-3600}" claims=record ;;
+        cell_timeout="${CELL_TIMEOUT:-3600}" claims=record memory_budget="${KERNEL_MEMORY_BUDGET_MB:-3072}" ;;
+    binder) # binder/start sets the defaults as system properties, which the environment would override
+        unset DATASET_LIMIT MAX_EPOCH
+        cell_timeout="${CELL_TIMEOUT:--1}" claims=smoke memory_budget="${KERNEL_MEMORY_BUDGET_MB:-1536}" ;;
     full)
-        cell_timeout="${CELL_TIMEOUT:--1}" claims=record ;;
+        cell_timeout="${CELL_TIMEOUT:--1}" claims=record memory_budget="${KERNEL_MEMORY_BUDGET_MB:-3072}" ;;
 esac
-export D2L_CLAIMS=$claims
+if [[ "$mode" == binder ]]; then
+    unset D2L_CLAIMS # a learner's run: claims judged as Binder prints them
+else
+    export D2L_CLAIMS=$claims
+fi
 # The per-epoch progress bar is for people watching; executed outputs keep only the results.
 export D2L_PROGRESS="${D2L_PROGRESS:-false}"
 # An executed run is a whole run: lessons that checkpoint start afresh instead of resuming (D2L_RESUME=true keeps them).
@@ -95,6 +116,7 @@ if ((${#notebooks[@]} == 0)); then
 fi
 
 OUT="$ROOT/build/notebooks"
+[[ "$mode" == binder ]] && OUT="$ROOT/build/notebooks-binder"
 if ((all)); then
     rm -rf "$OUT" # no results of notebooks that no longer exist
 fi
@@ -102,7 +124,8 @@ mkdir -p "$OUT" "$JUPYTER_RUNTIME_DIR"
 timeout_text=none
 ((cell_timeout > 0)) && timeout_text="${cell_timeout}s"
 log "Running ${#notebooks[@]} notebook(s), mode $mode: DATASET_LIMIT=${DATASET_LIMIT:-<unset>}" \
-    "MAX_EPOCH=${MAX_EPOCH:-<unset>}, cell timeout $timeout_text, output in ${OUT#"$ROOT"/}/"
+    "MAX_EPOCH=${MAX_EPOCH:-<unset>}, cell timeout $timeout_text, kernel memory budget ${memory_budget} MB," \
+    "output in ${OUT#"$ROOT"/}/"
 
 # Wall-clock time with 0.1 s resolution (EPOCHREALTIME: bash >= 5; else whole seconds).
 now() { local t="${EPOCHREALTIME:-$SECONDS}"; echo "${t/,/.}"; }
@@ -111,14 +134,30 @@ since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 # Kernel start-up hangs, as nbclient/jupyter_client report them (nothing else is retried).
 START_HANG='Kernel didn.t respond in [0-9]+ seconds|Kernel died before replying to kernel_info|Timeout waiting for kernel_info'
 
-# execute NOTEBOOK NAME LOG: nbconvert with the kernel named in the notebook (java), into $OUT/NAME.
+# execute NOTEBOOK NAME LOG: nbconvert with the kernel named in the notebook (java), into $OUT/NAME;
+# its kernel's peak resident memory in MB goes to $OUT/NAME.peak-mb (scripts/peak_rss.py).
 execute() {
-    jupyter nbconvert --to notebook --execute \
+    local peak_file="$OUT/${2%.ipynb}.peak-mb" status=0
+    run_nbconvert "$@" &
+    local pid=$!
+    "$PY" "$ROOT/scripts/peak_rss.py" "$pid" "$peak_file" &
+    local watcher=$!
+    wait "$pid" || status=$?
+    wait "$watcher" || true
+    return "$status"
+}
+run_nbconvert() {
+    local how=() kernel=()
+    if [[ "$mode" == binder ]]; then
+        how=("$ROOT/binder/start")
+        kernel=(--ExecutePreprocessor.kernel_name="${BINDER_KERNEL:-jjava}")
+    fi
+    ${how[@]+"${how[@]}"} jupyter nbconvert --to notebook --execute \
         --ExecutePreprocessor.allow_errors=True \
         --ExecutePreprocessor.timeout="$cell_timeout" \
         --ExecutePreprocessor.startup_timeout="$start_timeout" \
         --ExecutePreprocessor.shutdown_kernel=immediate \
-        --ExecutePreprocessor.record_timing=False \
+        --ExecutePreprocessor.record_timing=False ${kernel[@]+"${kernel[@]}"} \
         --output-dir "$OUT" --output "$2" "$1" >>"$3" 2>&1
 }
 
@@ -156,6 +195,8 @@ for nb in "${notebooks[@]}"; do
         break
     done
     exec_time=$(since "$start")
+    peak_mb="$(cat "$OUT/$name.peak-mb" 2>/dev/null || echo 0)"
+    memory=", peak memory ${peak_mb} MB"
 
     report=""
     if ((ok)); then
@@ -164,6 +205,11 @@ for nb in "${notebooks[@]}"; do
             check_args+=(--relativize "$(dirname "$nb")" --relativize "$ROOT")
         fi
         report="$("$PY" "$ROOT/scripts/check_outputs.py" "$OUT/$name.ipynb" "${check_args[@]}")" || ok=0
+        if ((peak_mb > memory_budget)); then
+            ok=0
+            report="${report:+$report
+}  the kernel's peak resident memory, ${peak_mb} MB, is over the budget of ${memory_budget} MB (KERNEL_MEMORY_BUDGET_MB): on Binder's 2 GB this lesson would die"
+        fi
     else
         report="  nbconvert failed (log: ${logfile#"$ROOT"/}):
 $(nbconvert_error "$logfile")"
@@ -183,15 +229,15 @@ $(nbconvert_error "$logfile")"
         passed=$((passed + 1))
         if [[ "$mode" == record ]]; then
             cp "$OUT/$name.ipynb" "$nb"
-            log "PASS $name (${exec_time}s$retries$claim_count) -> recorded into ${nb#"$ROOT"/}"
+            log "PASS $name (${exec_time}s$memory$retries$claim_count) -> recorded into ${nb#"$ROOT"/}"
         else
-            log "PASS $name (${exec_time}s$retries$claim_count)"
+            log "PASS $name (${exec_time}s$memory$retries$claim_count)"
         fi
         printf '%s\n' "$report" | grep '^  not held at these settings' || true
     else
         failed=$((failed + 1))
         failed_names+=("$name")
-        log "FAIL $name (${exec_time}s$retries$claim_count): ${nb#"$ROOT"/}"
+        log "FAIL $name (${exec_time}s$memory$retries$claim_count): ${nb#"$ROOT"/}"
         log "$report"
     fi
 done
