@@ -45,6 +45,7 @@
 #   KERNEL_MEMORY_BUDGET_MB  the kernel's peak resident memory allowed (default 1536, as on Binder; --full and
 #                         --record, the lessons' own settings: 3072)
 #   KERNEL_HEAP           the kernel's -Xmx in the default (smoke) mode (default 640m, binder/start's)
+#   D2L_MEMORY_LIMIT      the memory the lessons count on in the default (smoke) mode (default 2g, Binder's)
 #   KERNEL_START_TIMEOUT  seconds to wait for the kernel's first answer (default 30; a normal start
 #                         answers in 1-16 s, a hung one never does)
 #   KERNEL_START_RETRIES  new attempts after a start-up hang (default 6)
@@ -82,9 +83,11 @@ fi
 case "$mode" in
     smoke)
         export DATASET_LIMIT="${DATASET_LIMIT:-512}" MAX_EPOCH="${MAX_EPOCH:-1}"
-        # The kernel's heap as on Binder (binder/start): the JVM's default, a quarter of the machine's memory,
-        # lets the heap grow past what the lessons use, and the memory budget would measure that.
+        # The kernel as on Binder: its heap as binder/start sets it (the JVM's default, a quarter of the
+        # machine's memory, lets the heap grow past what the lessons use, and the budget would measure that),
+        # and 2 GB for the lessons' memory choices (D2L_MEMORY_LIMIT: the allocator gives freed arrays back).
         export JDK_JAVA_OPTIONS="-Xmx${KERNEL_HEAP:-640m}${JDK_JAVA_OPTIONS:+ $JDK_JAVA_OPTIONS}"
+        export D2L_MEMORY_LIMIT="${D2L_MEMORY_LIMIT:-2g}"
         cell_timeout="${CELL_TIMEOUT:-1800}" claims=smoke memory_budget="${KERNEL_MEMORY_BUDGET_MB:-1536}" ;;
     record)
         export DATASET_LIMIT="${RECORD_DATASET_LIMIT-6000}" MAX_EPOCH="${RECORD_MAX_EPOCH-3}"

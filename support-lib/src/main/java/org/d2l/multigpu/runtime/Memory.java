@@ -24,12 +24,43 @@ public final class Memory {
 
     private Memory() {}
 
-    /** Total physical memory, or the cgroup (container) limit when that is lower, in bytes. */
+    /** The setting that caps the memory this process counts on, as Binder's 2 GB would ({@code 2g}, {@code 1536m}). */
+    public static final String LIMIT_VARIABLE = "D2L_MEMORY_LIMIT";
+
+    /**
+     * Total physical memory, or the cgroup (container) limit or {@value #LIMIT_VARIABLE} (property
+     * {@code d2l.memory.limit}) when lower, in bytes.
+     */
     public static long availableBytes() {
         long physical = ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
                 .getTotalMemorySize();
+        long available = physical;
         OptionalLong limit = cgroupLimit();
-        return limit.isPresent() ? Math.min(physical, limit.getAsLong()) : physical;
+        if (limit.isPresent()) {
+            available = Math.min(available, limit.getAsLong());
+        }
+        OptionalLong set = Env.get(LIMIT_VARIABLE).map(Memory::parseBytes).orElse(OptionalLong.empty());
+        return set.isPresent() ? Math.min(available, set.getAsLong()) : available;
+    }
+
+    /** Bytes from {@code 2147483648}, {@code 2048m}, {@code 2g} (or {@code k}); a value in another form is refused. */
+    static OptionalLong parseBytes(String value) {
+        String v = value.strip().toLowerCase(Locale.ROOT);
+        if (v.isEmpty()) {
+            return OptionalLong.empty();
+        }
+        long unit = switch (v.charAt(v.length() - 1)) {
+            case 'k' -> 1L << 10;
+            case 'm' -> 1L << 20;
+            case 'g' -> 1L << 30;
+            default -> 1;
+        };
+        String digits = unit == 1 ? v : v.substring(0, v.length() - 1);
+        if (!digits.matches("\\d{1,12}") || Long.parseLong(digits) == 0) {
+            throw new IllegalArgumentException(LIMIT_VARIABLE + " must be a size such as 2g, 1536m or 2147483648 "
+                    + "(bytes), got \"" + value + "\"; unset it to use the machine's memory.");
+        }
+        return OptionalLong.of(Long.parseLong(digits) * unit);
     }
 
     /** The batch size for the book's ResNet-18 on this machine: {@code requested}, or smaller with a printed note. */

@@ -19,6 +19,12 @@ package org.d2l.multigpu.runtime;
  * faults and 0.5-0.7 s of system time. Both cost memory: ResNet-18's peak resident memory at batch
  * 256 rose by about 2-10% (2.56 GB to 2.61-2.80 GB), and resident memory stays near its peak between
  * steps instead of falling back after each.
+ *
+ * <p>A lesson with many trainers and threads keeps far more: large-batches' kernel reached 2.9 GB resident,
+ * where 1.6 GB were ever in use at once. So on a machine with less than {@link #KEEP_MIN_BYTES} for this
+ * process ({@link Memory#availableBytes()}: Binder's 2 GB) the opposite is set: a fixed mmap threshold of
+ * {@link #RETURN_MMAP_THRESHOLD}, so that every array of that size or more goes back to the system when
+ * it is freed (glibc's own threshold grows to 32 MiB after the first such free, and then keeps them too).
  */
 public final class NativeMemory {
 
@@ -34,17 +40,23 @@ public final class NativeMemory {
     public static final int TRIM_THRESHOLD = 64 << 20;
     /** Extra memory asked for whenever a heap grows, kept when it is freed. */
     public static final int TOP_PAD = 32 << 20;
+    /** The least memory for which freed memory is kept; below it, freed arrays go back to the system. */
+    public static final long KEEP_MIN_BYTES = 4L << 30;
+    /** On a machine with less memory, arrays of this size or more come from the system and go back to it when freed. */
+    public static final int RETURN_MMAP_THRESHOLD = 128 << 10;
     /** libtorch's switch for transparent huge pages on CPU arrays of 2 MiB and more, read at its first allocation. */
     public static final String THP_VARIABLE = "THP_MEM_ALLOC_ENABLE";
 
     private static volatile Boolean kept;
+    private static volatile boolean returned;
     private static volatile Boolean huge;
 
     private NativeMemory() {}
 
     /**
      * Sets glibc's mmap threshold, trim threshold and top pad for this process (once; later calls
-     * return the first answer) and returns whether they were set: only with glibc (Linux), not when
+     * return the first answer) and returns whether they were set: only with glibc (Linux), only where this
+     * process has at least {@link #KEEP_MIN_BYTES} (else {@link #returnFreedMemory()} runs instead), not when
      * the user has chosen any of them through {@code MALLOC_MMAP_THRESHOLD_}, {@code MALLOC_TRIM_THRESHOLD_}
      * or {@code MALLOC_TOP_PAD_}, and not when turned off with the environment variable
      * {@code D2L_MALLOC_TUNING=false} or the property {@code d2l.malloc.tuning=false}.
@@ -55,15 +67,49 @@ public final class NativeMemory {
             synchronized (NativeMemory.class) {
                 k = kept;
                 if (k == null) {
-                    k = enabled() && System.getenv("MALLOC_MMAP_THRESHOLD_") == null
-                            && System.getenv("MALLOC_TRIM_THRESHOLD_") == null && System.getenv("MALLOC_TOP_PAD_") == null
-                            && Libc.mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD) && Libc.mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD)
-                            && Libc.mallopt(M_TOP_PAD, TOP_PAD);
+                    boolean chosen = System.getenv("MALLOC_MMAP_THRESHOLD_") != null
+                            || System.getenv("MALLOC_TRIM_THRESHOLD_") != null || System.getenv("MALLOC_TOP_PAD_") != null;
+                    Mode mode = mode(enabled(), chosen, Memory.availableBytes());
+                    k = mode == Mode.KEEP && Libc.mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD)
+                            && Libc.mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD) && Libc.mallopt(M_TOP_PAD, TOP_PAD);
+                    returned = mode == Mode.RETURN && Libc.mallopt(M_MMAP_THRESHOLD, RETURN_MMAP_THRESHOLD);
                     kept = k;
                 }
             }
         }
         return k;
+    }
+
+    /** What this process's allocator is set to do with freed memory. */
+    enum Mode {
+        /** Keep it for the next arrays (fast). */
+        KEEP,
+        /** Give arrays of {@link #RETURN_MMAP_THRESHOLD} and more back at once (little memory). */
+        RETURN,
+        /** Leave glibc's settings alone (turned off, the user chose, or not glibc). */
+        DEFAULTS
+    }
+
+    /** The mode for a process with {@code available} bytes, the tuning {@code enabled}, and the user's own choice or not. */
+    static Mode mode(boolean enabled, boolean userChose, long available) {
+        if (!enabled || userChose) {
+            return Mode.DEFAULTS;
+        }
+        return available >= KEEP_MIN_BYTES ? Mode.KEEP : Mode.RETURN;
+    }
+
+    /** Whether freed arrays go back to the system at once (a machine with little memory; false before {@link #keepFreedMemory()}). */
+    public static boolean returnFreedMemory() {
+        keepFreedMemory();
+        return returned;
+    }
+
+    /** What the allocator does with freed memory, in a few words, for {@link Platform}. */
+    public static String describe() {
+        return keepFreedMemory() ? "keeps freed memory" : returnFreedMemory()
+                ? String.format(java.util.Locale.ROOT, "returns freed arrays of %d KiB and more (%.1f GB for this process)",
+                        RETURN_MMAP_THRESHOLD >> 10, Memory.availableBytes() / 1e9)
+                : "glibc's defaults";
     }
 
     /**

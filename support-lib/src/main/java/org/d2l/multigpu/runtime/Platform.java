@@ -20,11 +20,11 @@ public final class Platform {
         return List.of("CPU: " + cpu.describe(),
                 "CPU flags that choose kernels: " + cpu.describeFlags(),
                 "CPU check: " + CpuCheck.describe(),
-                String.format("%s %s (natives %s; libtorch loaded from %s), DJL %s, Java %s (%s), malloc tuning %s, %s=%s",
+                String.format("%s %s (natives %s; libtorch loaded from %s), DJL %s, Java %s (%s), allocator %s, %s=%s",
                         engine.getEngineName(), engine.getVersion(), Djl.nativesVersion(),
                         ai.djl.pytorch.jni.LibUtils.getLibtorchPath(), Engine.getDjlVersion(),
                         System.getProperty("java.version"), System.getProperty("java.vendor"),
-                        NativeMemory.keepFreedMemory() ? "on" : "off", CpuCheck.ISA_VARIABLE,
+                        NativeMemory.describe(), CpuCheck.ISA_VARIABLE,
                         java.util.Optional.ofNullable(Libc.getenv(CpuCheck.ISA_VARIABLE)).orElse("unset")));
     }
 

@@ -38,4 +38,20 @@ class MemoryTest {
     void thisMachineReportsSomeMemory() {
         assertTrue(Memory.availableBytes() > 0);
     }
+
+    @Test
+    void aMemoryLimitSettingReadsSizesAsTheJvmWritesThem() {
+        assertEquals(2L << 30, Memory.parseBytes("2g").getAsLong());
+        assertEquals(1536L << 20, Memory.parseBytes("1536M").getAsLong());
+        assertEquals(2147483648L, Memory.parseBytes(" 2147483648 ").getAsLong());
+        assertEquals(512L << 10, Memory.parseBytes("512k").getAsLong());
+    }
+
+    @Test
+    void aMemoryLimitInAnotherFormSaysWhatItTakes() {
+        for (String bad : new String[] {"2 GB", "1.5g", "0", "-1g", "lots"}) {
+            var e = assertThrows(IllegalArgumentException.class, () -> Memory.parseBytes(bad));
+            assertTrue(e.getMessage().contains("D2L_MEMORY_LIMIT must be a size such as 2g"), e.getMessage());
+        }
+    }
 }
