@@ -32,6 +32,8 @@ public final class Claim {
     public static final String HOLDS = "✔";
     /** The mark of a line that does not hold. */
     public static final String FAILS = "✘";
+    /** The mark of a claim this machine cannot show (too few CPU cores): neither held nor failed. */
+    public static final String NOT_CHECKED = "○";
     /** The word after the mark that tells a check from a claim. */
     public static final String CHECK = "check:";
     /** The most numbers a measured value may list. */
@@ -67,6 +69,24 @@ public final class Claim {
      */
     public static void that(String statement, Object measured, boolean holds) {
         System.out.println(line(Kind.CLAIM, statement, measured, holds, mode(), Settings.get().describe()));
+    }
+
+    /**
+     * Prints the claim as {@link #that} does where the process has at least {@code cores} CPU cores, else a
+     * line marked {@value #NOT_CHECKED} that says it is not checked and why: a claim that threads run at the
+     * same time cannot hold on one core (Binder's), where they take turns.
+     */
+    public static void thatOnCores(int cores, String statement, Object measured, boolean holds) {
+        System.out.println(coresLine(cores, Runtime.getRuntime().availableProcessors(), statement, measured, holds));
+    }
+
+    /** The line {@link #thatOnCores} prints when the process has {@code available} cores. */
+    static String coresLine(int cores, int available, String statement, Object measured, boolean holds) {
+        if (available >= cores) {
+            return line(Kind.CLAIM, statement, measured, holds, mode(), Settings.get().describe());
+        }
+        return NOT_CHECKED + " not checked on " + available + " CPU core" + (available == 1 ? "" : "s") + ", it needs "
+                + cores + ": " + statement.strip() + " (measured: " + format(measured) + ")";
     }
 
     /**

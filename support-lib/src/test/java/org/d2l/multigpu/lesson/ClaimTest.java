@@ -35,6 +35,18 @@ class ClaimTest {
     }
 
     @Test
+    void aClaimNeedingTwoCoresIsNotCheckedOnOneAndSaysWhy() {
+        String line = Claim.coresLine(2, 1, "two stages run at once", List.of(0.467, 0.328), false);
+        assertEquals("○ not checked on 1 CPU core, it needs 2: two stages run at once (measured: 0.467, 0.328)", line);
+    }
+
+    @Test
+    void aClaimNeedingTwoCoresIsJudgedOnTwo() {
+        assertTrue(Claim.coresLine(2, 2, "two stages run at once", 0.2, true).startsWith("✔ two stages run at once"));
+        assertTrue(Claim.coresLine(2, 4, "two stages run at once", 0.9, false).startsWith("✘ two stages run at once"));
+    }
+
+    @Test
     void aClaimThatHoldsInSmokeSettingsReadsAsAnyOther() {
         assertEquals("✔ equal (measured: 0)", Claim.line(Claim.Kind.CLAIM, "equal", 0.0, true, Claim.Mode.SMOKE, SMOKE));
     }
