@@ -8,7 +8,8 @@
 # 2. Checks the JDK (JAVA_HOME/bin/java, else java on PATH) and Maven >= 3.8; as root an older Maven is
 #    replaced by Apache Maven from Maven Central (scripts/install-maven.sh; Ubuntu 22.04 ships 3.6.3).
 # 3. Builds the support jar support-lib/target/d2l-multigpu.jar (+ target/lib, which its manifest
-#    Class-Path lists) and the Spark jar spark-lib/target/d2l-spark.jar (Spark + the support jar, same way).
+#    Class-Path lists) and the Spark jar spark-lib/target/d2l-spark.jar (Spark + the support jar, same way),
+#    unless the last build's inputs are unchanged (scripts/build-inputs.sh; then it says so in one line).
 # 4. Installs the Java kernel (rapaio-jupyter-kernel from Maven Central) as a project-local kernelspec
 #    build/jupyter/kernels/java (found through JUPYTER_PATH=build/jupyter; nothing goes to ~/.local),
 #    started by the project's launcher (kernel-launcher/target/d2l-kernel-launcher.jar), which fixes
@@ -103,14 +104,26 @@ if wants_gpu_build; then
     MVN_EXTRA+=(-Dgpu)
     MVN_ARGS="${MVN_ARGS:-} -Dgpu"
 fi
-log "Building the support and Spark jars (mvn -q -B -DskipTests ${MVN_ARGS:-} package) ..."
-(cd "$ROOT" && mvn -q -B -DskipTests ${MVN_EXTRA[@]+"${MVN_EXTRA[@]}"} package)
 SUPPORT_JAR="$ROOT/support-lib/target/d2l-multigpu.jar"
-[[ -f "$SUPPORT_JAR" ]] || die "build finished but $SUPPORT_JAR is missing"
 SPARK_JAR="$ROOT/spark-lib/target/d2l-spark.jar"
-[[ -f "$SPARK_JAR" ]] || die "build finished but $SPARK_JAR is missing"
 LAUNCHER_JAR="$ROOT/kernel-launcher/target/$KERNEL_LAUNCHER_JAR"
-[[ -f "$LAUNCHER_JAR" ]] || die "build finished but $LAUNCHER_JAR is missing"
+# The last build's inputs (scripts/build-inputs.sh: the sources, pom.xml files, -D/-P Maven arguments and
+# JDK): when they are unchanged and the jars are there, Maven has nothing to do and is not started.
+BUILD_STAMP="$ROOT/build/setup/jars.sha256"
+inputs="$(MVN_ARGS="${MVN_ARGS:-}" JAVA_HOME="${JAVA_HOME:-}" "$ROOT/scripts/build-inputs.sh")"
+if [[ -f "$BUILD_STAMP" && "$(cat "$BUILD_STAMP")" == "$inputs" && -f "$SUPPORT_JAR" && -f "$SPARK_JAR" &&
+    -f "$LAUNCHER_JAR" && -d "$ROOT/spark-lib/target/lib" ]]; then
+    log "The jars are up to date with their sources (scripts/build-inputs.sh): no build."
+else
+    rm -f "$BUILD_STAMP"
+    log "Building the support and Spark jars (mvn -q -B -DskipTests ${MVN_ARGS:-} package) ..."
+    (cd "$ROOT" && mvn -q -B -DskipTests ${MVN_EXTRA[@]+"${MVN_EXTRA[@]}"} package)
+    [[ -f "$SUPPORT_JAR" ]] || die "build finished but $SUPPORT_JAR is missing"
+    [[ -f "$SPARK_JAR" ]] || die "build finished but $SPARK_JAR is missing"
+    [[ -f "$LAUNCHER_JAR" ]] || die "build finished but $LAUNCHER_JAR is missing"
+    mkdir -p "$(dirname "$BUILD_STAMP")"
+    printf '%s\n' "$inputs" >"$BUILD_STAMP"
+fi
 
 # --- 4. Project-local Java kernel ----------------------------------------------------------------
 mkdir -p "$KERNEL_DIR" "$JUPYTER_RUNTIME_DIR"

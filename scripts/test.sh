@@ -8,8 +8,10 @@
 #                                    the CPU and its flags, what the CPU check found (oneDNN's instruction set),
 #                                    PyTorch, DJL and Java (runtime.Platform)
 # 2. mvn -B $MVN_ARGS test           (unit tests of support-lib, output shown)
-# 3. scripts/test_check_outputs.py   (the output checker: errors, claims and checks in smoke and record mode)
-#    scripts/test_run_notebooks.py   (the runner: claims and checks counted apart, a failing check refuses)
+# 3. scripts/test_setup_skip.py      (setup.sh skips Maven when the jars' inputs are unchanged, rebuilds when not)
+#    scripts/test_check_outputs.py   (the output checker: errors, claims and checks in smoke and record mode)
+#    scripts/test_run_notebooks.py   (the runner: claims and checks counted apart, a failing check refuses, a
+#                                     kernel over its memory budget fails)
 #    gpu-kit/test_run_notebook.py    (the GPU kit's runner without Jupyter: outputs kept, failures reported)
 #    scripts/test_colab_binder.py    (every lesson's Colab and Binder links and steps, the Spark jar on every
 #                                     kernel's class path (local, Colab, Binder), binder/start's defaults)
@@ -49,6 +51,9 @@ log "==> where this runs"
 
 log "==> unit tests: mvn -B ${MVN_ARGS:-} test"
 (cd "$ROOT" && mvn -B ${MVN_EXTRA[@]+"${MVN_EXTRA[@]}"} test)
+
+log "==> setup skips an up-to-date build"
+"$PY" "$ROOT/scripts/test_setup_skip.py"
 
 log "==> output checker tests"
 "$PY" "$ROOT/scripts/test_check_outputs.py"
