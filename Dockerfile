@@ -3,7 +3,8 @@
 #   docker build -t d2l-java-multigpu .
 #   docker run --rm -p 8888:8888 -v d2l-notebooks:/opt/d2l/notebooks d2l-java-multigpu
 # then open the printed URL (with its token). The named volume d2l-notebooks starts as a copy of the
-# lessons and keeps a learner's edits and outputs from one container to the next.
+# lessons (Docker copies the image's notebooks/ into a volume that is empty) and keeps a learner's edits
+# and outputs from one container to the next; /opt/d2l/lessons keeps the image's own copy (README, Docker).
 # The PyTorch natives are those of the architecture the image is built for (pom.xml's natives-* profiles
 # follow the JVM's os.arch: an arm64 host, e.g. Apple Silicon, gets linux-aarch64); to build and run the
 # x86_64 image there instead: docker build --platform linux/amd64 ... (and docker run --platform linux/amd64).
@@ -38,8 +39,9 @@ RUN scripts/maven-deps.sh
 COPY . .
 # Builds the jars and the kernel launcher (offline: everything is in /root/.m2) and installs the kernel
 # (rapaio, pom.xml's rapaio.version, started by the launcher) in build/jupyter.
-RUN MVN_ARGS=-o scripts/setup.sh
-# serve.sh re-runs setup.sh at start: stay offline then too.
+RUN MVN_ARGS=-o scripts/setup.sh && cp -r notebooks /opt/d2l/lessons
+# serve.sh re-runs setup.sh at start, which finds the jars up to date and starts no build (offline even if
+# it had to).
 ENV MVN_ARGS=-o
 
 EXPOSE 8888
