@@ -126,6 +126,12 @@ class CheckOutputsTest(unittest.TestCase):
             self.assertEqual(1, code, out)
             self.assertIn("boom", out)
 
+    def test_a_claim_not_checked_for_want_of_cores_is_neither_held_nor_failed(self):
+        line = "○ not checked on 1 CPU core, it needs 2: two stages run at once (measured: 0.467)\n"
+        code, out = self.run_check(notebook(THREE + line), "--claims", "record")
+        self.assertEqual(0, code, out)
+        self.assertIn("claims: 3 hold of 3", out)
+
     def test_a_cross_inside_a_line_is_not_a_claim(self):
         code, out = self.run_check(notebook("a table with ✘ in it\n"), "--claims", "smoke")
         self.assertEqual(0, code, out)
