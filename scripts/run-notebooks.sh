@@ -198,7 +198,9 @@ for nb in "${notebooks[@]}"; do
         break
     done
     exec_time=$(since "$start")
-    peak_mb="$(cat "$OUT/$name.peak-mb" 2>/dev/null || echo 0)"
+    peak_mb="$(cat "$OUT/$name.peak-mb" 2>/dev/null || true)"
+    peak_mb="${peak_mb//[^0-9]/}"
+    peak_mb="${peak_mb:-0}"
     memory=", peak memory ${peak_mb} MB"
 
     report=""
