@@ -48,10 +48,11 @@ java_ok() { # a JDK >= 17 with jshell, which the kernels need
     [[ -n "$j" && "$(java_major "$j")" -ge 17 ]] 2>/dev/null && "$j" --list-modules 2>/dev/null | grep -q '^jdk\.jshell@'
 }
 mvn_version() { mvn -B --version 2>/dev/null | sed 's/\x1b\[[0-9;]*m//g' | sed -n 's/^Apache Maven \([0-9][0-9.]*\).*/\1/p'; }
-mvn_ok() { [[ -n "$(mvn_version)" && "$(printf '%s\n' 3.8 "$(mvn_version)" | sort -V | head -n1)" == 3.8 ]]; }
+mvn_new_enough() { [[ -n "$1" && "$(printf '%s\n' 3.8 "$1" | sort -V | head -n1)" == 3.8 ]]; } # $1: a version
 
 missing=()
-jupyter_ok || missing+=("${DEBIAN_JUPYTER_PACKAGES[@]}")
+jupyter_ready=1 # each check starts Python or a JVM: checked once, and again only after an installation
+jupyter_ok || { jupyter_ready=0; missing+=("${DEBIAN_JUPYTER_PACKAGES[@]}"); }
 [[ -f "$DATASET_FILE" ]] || missing+=("$DATASET_PACKAGE")
 java_ok || missing+=("$JDK_PACKAGE")
 command -v mvn >/dev/null 2>&1 || missing+=(maven)
@@ -73,7 +74,7 @@ if ((${#missing[@]})); then
         log "    sudo apt-get install $DATASET_PACKAGE"
     fi
 fi
-jupyter_ok || die "jupyter (notebook, nbconvert) still not usable after installation"
+((jupyter_ready)) || jupyter_ok || die "jupyter (notebook, nbconvert) still not usable after installation"
 
 # --- 2. JDK and Maven ----------------------------------------------------------------------------
 JAVA="$(java_cmd)"
@@ -85,16 +86,17 @@ fi
 "$JAVA" --list-modules 2>/dev/null | grep -q '^jdk\.jshell@' ||
     die "$JAVA is a JRE without jdk.jshell; the kernel needs a full JDK (e.g. $JDK_PACKAGE)"
 
-if ! mvn_ok; then
+mvn_version="$(mvn_version)"
+if ! mvn_new_enough "$mvn_version"; then
     if ((root_apt)); then # an older packaged Maven (Ubuntu 22.04: 3.6.3): Apache Maven from Maven Central
-        log "Maven $(mvn_version) found; the build needs 3.8 or newer."
+        log "Maven $mvn_version found; the build needs 3.8 or newer."
         "$ROOT/scripts/install-maven.sh"
         hash -r
+        mvn_version="$(mvn_version)"
     fi
-    mvn_ok || die "Maven $(mvn_version) found; Maven >= 3.8 is needed: run this script as root (it installs it), or
+    mvn_new_enough "$mvn_version" || die "Maven $mvn_version found; Maven >= 3.8 is needed: run this script as root (it installs it), or
     sudo $ROOT/scripts/install-maven.sh"
 fi
-mvn_version="$(mvn_version)"
 
 # --- 3. Support jar ------------------------------------------------------------------------------
 # An NVIDIA GPU: build without the bundled CPU natives, so that DJL fetches the CUDA ones at first
