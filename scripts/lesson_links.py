@@ -154,7 +154,21 @@ def details(repo, name):
                   "`%s`, then launch: JupyterLab opens this lesson with everything installed (1 CPU and 2 GB;"
                   % lesson_path(name),
                   "a first launch builds the image, which takes a while)."]
+    limit, epochs = binder_defaults()
+    steps += ["There a run is smaller (%s images, %s epochs) on one CPU core: a claim that such a run cannot"
+              % ("{:,}".format(limit), epochs),
+              "show prints as not checked, and says why."]
     return "\n".join(steps + ["", "</details>"])
+
+
+def binder_defaults():
+    """Binder's DATASET_LIMIT and MAX_EPOCH, as binder/start sets them."""
+    with open(os.path.join(ROOT, "binder", "start"), encoding="utf-8") as f:
+        text = f.read()
+    found = [re.search(r"^%s=(\d+)$" % name, text, re.M) for name in ("BINDER_DATASET_LIMIT", "BINDER_MAX_EPOCH")]
+    if not all(found):
+        sys.exit("binder/start sets no BINDER_DATASET_LIMIT or BINDER_MAX_EPOCH: say there what a Binder run uses")
+    return int(found[0].group(1)), int(found[1].group(1))
 
 
 def is_generated_line(line):
