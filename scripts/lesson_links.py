@@ -157,7 +157,8 @@ def details(repo, name):
     limit, epochs = binder_defaults()
     steps += ["There a run is smaller (%s images, %s epochs) on one CPU core: a claim that such a run cannot"
               % ("{:,}".format(limit), epochs),
-              "show prints as not checked, and says why."]
+              "show prints as not checked, and says why ([how the lessons check their claims]"
+              "(../README.md#how-the-lessons-check-their-claims))."]
     return "\n".join(steps + ["", "</details>"])
 
 
