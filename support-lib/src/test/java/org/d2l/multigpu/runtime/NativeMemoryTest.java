@@ -35,6 +35,7 @@ class NativeMemoryTest {
     @Test
     void djlSetupAsksLibtorchForHugePagesUnlessTheUserChose() {
         assumeTrue(NativeMemory.enabled(), "not glibc, or switched off");
+        assumeTrue(Memory.availableBytes() >= NativeMemory.KEEP_MIN_BYTES, "a machine with little memory");
         Djl.setup();
         String user = System.getenv(NativeMemory.THP_VARIABLE);
         assertEquals(user != null ? user : "1", Libc.getenv(NativeMemory.THP_VARIABLE));
