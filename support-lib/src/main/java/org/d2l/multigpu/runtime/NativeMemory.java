@@ -129,8 +129,8 @@ public final class NativeMemory {
                     String user = System.getenv(THP_VARIABLE);
                     // with little memory, no huge pages: an array's last 2 MiB page counts whole (large-batches'
                     // kernel in smoke settings, 2 GB: 1,303 to 1,421 MB in 4 runs with them, 1,315 to 1,341 in 4 without)
-                    boolean enough = Memory.availableBytes() >= KEEP_MIN_BYTES;
-                    h = user != null ? user.equals("1") : enabled() && enough && Libc.setenv(THP_VARIABLE, "1");
+                    Mode mode = mode(enabled(), false, Memory.availableBytes());
+                    h = user != null ? user.equals("1") : mode == Mode.KEEP && Libc.setenv(THP_VARIABLE, "1");
                     huge = h;
                 }
             }
