@@ -13,8 +13,11 @@ import ai.djl.training.GradientCollector;
 import ai.djl.training.loss.Loss;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BiConsumer;
 import java.util.function.Function;
+import java.util.function.IntFunction;
 import org.d2l.multigpu.models.LeNet;
+import org.d2l.multigpu.runtime.NoGrad;
 import org.d2l.multigpu.runtime.Scalars;
 
 /**
@@ -75,6 +78,84 @@ public final class LeNetLayers {
         try (NDArray w = weight.reshape(-1); NDArray b = bias.reshape(-1)) {
             return NDArrays.concat(new NDList(w, b));
         }
+    }
+
+    /**
+     * One training step's forward and backward pass, layer by layer, on replica r's examples {@code xs.get(r)} and
+     * labels {@code ys.get(r)} of a global batch of {@code batch} examples: {@code weights} gives layer l's whole flat
+     * weights, one array per replica, before its forward pass and again before its backward pass; {@code gradients}
+     * takes layer l's weight gradients, one per replica, as soon as they exist (and must close them); with
+     * {@code dropWeights} the arrays {@code weights} gave are closed as soon as the layer is done (gathered copies).
+     * Each replica's loss is the mean over its examples weighted by its share of the batch; returns their sum.
+     */
+    public static float step(List<NDArray> xs, List<NDArray> ys, long batch, IntFunction<List<NDArray>> weights,
+            BiConsumer<Integer, List<NDArray>> gradients, boolean dropWeights) {
+        int replicas = xs.size();
+        List<List<NDArray>> acts = new ArrayList<>(); // per replica: each layer's input
+        for (NDArray x : xs) {
+            acts.add(new ArrayList<>(List.of(x)));
+        }
+        try (NoGrad off = NoGrad.scope()) {
+            for (int l = 0; l < LAYERS; l++) {
+                List<NDArray> w = weights.apply(l);
+                for (int r = 0; r < replicas; r++) {
+                    acts.get(r).add(forward(l, acts.get(r).get(l), w.get(r)));
+                }
+                if (dropWeights) {
+                    w.forEach(NDArray::close);
+                }
+            }
+        }
+        NDArray[] dOut = new NDArray[replicas]; // per replica: the loss's gradient with respect to the layer's output
+        float loss = 0;
+        for (int l = LAYERS - 1; l >= 0; l--) {
+            List<NDArray> w = weights.apply(l);
+            List<NDArray> g = new ArrayList<>();
+            for (int r = 0; r < replicas; r++) {
+                NDArray x = acts.get(r).get(l);
+                Grads d = l == LAYERS - 1 ? backwardLoss(x, w.get(r), ys.get(r), (float) ys.get(r).size() / batch)
+                        : backward(l, x, w.get(r), dOut[r]);
+                dOut[r] = d.input();
+                g.add(d.weights());
+                loss += d.loss();
+            }
+            gradients.accept(l, g);
+            if (dropWeights) {
+                w.forEach(NDArray::close);
+            }
+        }
+        return loss;
+    }
+
+    /**
+     * The largest difference between {@code flatGrads} (one flat array per layer) and the gradients of the whole
+     * network's ordinary backward pass: {@link LeNet#lenet} under {@code params} (copied) on {@code x} and {@code y},
+     * under one gradient collector, the loss the mean over the examples.
+     */
+    public static double wholeNetworkGap(List<NDArray> params, NDArray x, NDArray y, List<NDArray> flatGrads) {
+        if (flatGrads.size() != LAYERS) {
+            throw new IllegalArgumentException("LeNet has " + LAYERS + " layers, got " + flatGrads.size() + " gradients.");
+        }
+        List<NDArray> w = new ArrayList<>();
+        for (NDArray p : params) {
+            NDArray c = p.duplicate();
+            c.setRequiresGradient(true);
+            w.add(c);
+        }
+        try (GradientCollector gc = Engine.getInstance().newGradientCollector()) {
+            gc.backward(LOSS.evaluate(new NDList(y), new NDList(LeNet.lenet(x, w))));
+        }
+        List<NDArray> grads = new ArrayList<>();
+        w.forEach(t -> grads.add(t.getGradient()));
+        double gap = 0;
+        for (int l = 0; l < LAYERS; l++) {
+            try (NDArray whole = flatten(grads, l); NDArray d = whole.sub(flatGrads.get(l)).abs()) {
+                gap = Math.max(gap, d.max().getFloat());
+            }
+        }
+        grads.forEach(NDArray::close);
+        w.forEach(NDArray::close);
+        return gap;
     }
 
     /** Layer {@code l}'s output for input {@code x} under its flat weights {@code flat}. */

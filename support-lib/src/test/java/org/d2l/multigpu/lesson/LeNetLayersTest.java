@@ -120,6 +120,40 @@ class LeNetLayersTest {
     }
 
     @Test
+    void aStepOnTwoReplicasGivesTheWholeBatchsGradientsAndLoss() {
+        List<NDArray> params = LeNet.initParams(manager);
+        NDArray x = images(16);
+        NDArray y = labels(16);
+        List<NDArray> w = flat(params);
+        List<List<NDArray>> one = new ArrayList<>();
+        float loss1 = LeNetLayers.step(List.of(x), List.of(y), 16, l -> List.of(w.get(l)), (l, g) -> one.add(0, g), false);
+        List<NDArray> summed = new ArrayList<>();
+        List<NDArray> xs = List.of(x.get("0:10"), x.get("10:16"));
+        List<NDArray> ys = List.of(y.get("0:10"), y.get("10:16"));
+        float loss2 = LeNetLayers.step(xs, ys, 16, l -> List.of(w.get(l), w.get(l)),
+                (l, g) -> summed.add(0, g.get(0).add(g.get(1))), false);
+        // Two shards weighted by their shares sum to the whole batch's mean loss and its gradients, up to float32
+        // rounding: the gradients are below 1, so 1e-6 is a few units in their last place.
+        assertEquals(loss1, loss2, 1e-5f);
+        for (int l = 0; l < LeNetLayers.count(); l++) {
+            assertTrue(summed.get(l).sub(one.get(l).get(0)).abs().max().getFloat() <= 1e-6f, "layer " + l);
+        }
+    }
+
+    @Test
+    void theWholeNetworksGapIsZeroForItsOwnGradientsAndSeesAChange() {
+        List<NDArray> params = LeNet.initParams(manager);
+        NDArray x = images(8);
+        NDArray y = labels(8);
+        List<NDArray> grads = new ArrayList<>();
+        List<NDArray> w = flat(params);
+        LeNetLayers.step(List.of(x), List.of(y), 8, l -> List.of(w.get(l)), (l, g) -> grads.add(0, g.get(0)), false);
+        assertTrue(LeNetLayers.wholeNetworkGap(params, x, y, grads) <= 1e-6f); // rounding at most, gradients below 1
+        grads.set(2, grads.get(2).add(0.5f));
+        assertEquals(0.5, LeNetLayers.wholeNetworkGap(params, x, y, grads), 1e-3);
+    }
+
+    @Test
     void backwardLossScalesTheGradientsByTheWeight() {
         List<NDArray> params = LeNet.initParams(manager);
         NDArray h = images(4);
