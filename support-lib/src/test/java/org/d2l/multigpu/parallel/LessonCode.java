@@ -72,10 +72,11 @@ final class LessonCode implements AutoCloseable {
     }
 
     /**
-     * The from-scratch lesson ({@code notebooks/multiple-gpus.ipynb}) with its own LeNet and initialisation, {@code getParams},
-     * {@code allreduce}, {@code splitBatch}, {@code sgd}, {@code allreduceGrads} and {@code trainBatch} cells evaluated, its
-     * parameters copied to {@code devices} (a Java expression) and {@code step()} defined: one
-     * {@code trainBatch} on {@code batchSize} random images on a manager of its own, closed after it.
+     * The from-scratch lesson ({@code notebooks/multiple-gpus.ipynb}) with its own initialisation, {@code getParams},
+     * {@code allreduce}, {@code splitBatch}, {@code sgd} and {@code trainBatch} cells evaluated (its network is the
+     * jar's {@code LeNet.lenet}), its parameters copied to {@code devices} (a Java expression) and {@code step()}
+     * defined: one {@code trainBatch} on {@code batchSize} random images on a manager of its own, inside an
+     * {@code NDScope} as the lesson's {@code train} runs each step (failing when the lesson stops doing so).
      * Evaluate {@code manager.close();} when done.
      */
     static LessonCode fromScratchTraining(String devices, int batchSize) throws IOException {
@@ -83,18 +84,17 @@ final class LessonCode implements AutoCloseable {
         lesson.evalImports();
         lesson.eval("NDManager manager = NDManager.newBaseManager();");
         lesson.eval(lesson.cell("List<NDArray> initParams("));
-        lesson.eval(lesson.cell("NDArray lenet("));
         lesson.eval(lesson.cell("List<NDArray> getParams("));
         lesson.eval(lesson.cell("void allreduce("));
         lesson.eval(lesson.cell("List<NDList> splitBatch("));
         lesson.eval(lesson.cell("void sgd("));
-        lesson.eval(lesson.cell("void allreduceGrads("));
-        lesson.eval(lesson.cell("float trainBatch("));
+        lesson.eval(lesson.cell("void trainBatch("));
+        lesson.cell("try (batch; NDScope step = new NDScope())"); // the lesson's train loop frees each step so
         lesson.eval("List<Device> devices = " + devices + ";");
         lesson.eval("List<List<NDArray>> deviceParams = new ArrayList<>();");
         lesson.eval("for (Device d : devices) { deviceParams.add(getParams(params, d)); }");
         lesson.eval("void step() {\n"
-                + "    try (NDManager batch = manager.newSubManager()) {\n"
+                + "    try (NDManager batch = manager.newSubManager(); NDScope scope = new NDScope()) {\n"
                 + "        NDArray X = batch.randomUniform(0f, 1f, new Shape(" + batchSize + ", 1, 28, 28));\n"
                 + "        NDArray y = batch.randomInteger(0, 10, new Shape(" + batchSize + "), DataType.INT32)"
                 + ".toType(DataType.FLOAT32, false);\n"
