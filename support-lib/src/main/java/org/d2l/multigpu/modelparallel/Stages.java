@@ -65,6 +65,8 @@ public final class Stages implements AutoCloseable {
             for (int s = 0; s < count; s++) {
                 int index = s;
                 running.add(done.submit(() -> {
+                    // on the stage's own thread: OpenMP's and MKL's thread counts belong to the thread that sets them
+                    IntraOpThreads.setTo(threadsPerOp);
                     stage.accept(index);
                     return index;
                 }));
