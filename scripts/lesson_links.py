@@ -155,7 +155,7 @@ def details(repo, name):
                   % lesson_path(name),
                   "a first launch builds the image, which takes a while)."]
     limit, epochs = binder_defaults()
-    steps += ["There a run is smaller (%s images, %s epochs) on one CPU core: a claim that such a run cannot"
+    steps += ["There a run is smaller (%s images, at most %s epochs) on one CPU core: a claim that such a run cannot"
               % ("{:,}".format(limit), epochs),
               "show prints as not checked, and says why ([how the lessons check their claims]"
               "(../README.md#how-the-lessons-check-their-claims))."]
