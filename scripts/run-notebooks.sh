@@ -43,10 +43,10 @@
 # Environment:
 #   CELL_TIMEOUT          seconds per cell (default 1800; --record 3600; --full none)
 #   KERNEL_MEMORY_BUDGET_MB  the kernel's peak resident memory allowed (default 1536, as on Binder; --full and
-#                         --record, the lessons' own settings: 3072)
+#                         --record, the lessons' own settings: 4096, the least memory on which the lessons
+#                         keep freed arrays for speed, NativeMemory.KEEP_MIN_BYTES)
 #   KERNEL_HEAP           the kernel's -Xmx in the default (smoke) mode (default 640m, binder/start's)
-#   D2L_MEMORY_LIMIT      the memory the lessons count on (default 2g, Binder's, in the smoke mode; 3g, the
-#                         budget, in the record and full modes)
+#   D2L_MEMORY_LIMIT      the memory the lessons count on in the default (smoke) mode (default 2g, Binder's)
 #   KERNEL_START_TIMEOUT  seconds to wait for the kernel's first answer (default 30; a normal start
 #                         answers in 1-16 s, a hung one never does)
 #   KERNEL_START_RETRIES  new attempts after a start-up hang (default 6)
@@ -92,16 +92,12 @@ case "$mode" in
         cell_timeout="${CELL_TIMEOUT:-1800}" claims=smoke memory_budget="${KERNEL_MEMORY_BUDGET_MB:-1536}" ;;
     record)
         export DATASET_LIMIT="${RECORD_DATASET_LIMIT-6000}" MAX_EPOCH="${RECORD_MAX_EPOCH-3}"
-        # the budget's memory for the lessons' choices, as on a machine of that size: freed arrays go back
-        # to the system, so that the peak counts what the lesson holds, not what the allocator kept
-        export D2L_MEMORY_LIMIT="${D2L_MEMORY_LIMIT:-3g}"
-        cell_timeout="${CELL_TIMEOUT:-3600}" claims=record memory_budget="${KERNEL_MEMORY_BUDGET_MB:-3072}" ;;
+        cell_timeout="${CELL_TIMEOUT:-3600}" claims=record memory_budget="${KERNEL_MEMORY_BUDGET_MB:-4096}" ;;
     binder) # binder/start sets the defaults as system properties, which the environment would override
         unset DATASET_LIMIT MAX_EPOCH
         cell_timeout="${CELL_TIMEOUT:--1}" claims=smoke memory_budget="${KERNEL_MEMORY_BUDGET_MB:-1536}" ;;
     full)
-        export D2L_MEMORY_LIMIT="${D2L_MEMORY_LIMIT:-3g}"
-        cell_timeout="${CELL_TIMEOUT:--1}" claims=record memory_budget="${KERNEL_MEMORY_BUDGET_MB:-3072}" ;;
+        cell_timeout="${CELL_TIMEOUT:--1}" claims=record memory_budget="${KERNEL_MEMORY_BUDGET_MB:-4096}" ;;
 esac
 if [[ "$mode" == binder ]]; then
     unset D2L_CLAIMS # a learner's run: claims judged as Binder prints them
