@@ -45,7 +45,7 @@
 #   KERNEL_MEMORY_BUDGET_MB  the kernel's peak resident memory allowed (default 1536, as on Binder; --full and
 #                         --record, the lessons' own settings: 4096, the least memory on which the lessons
 #                         keep freed arrays for speed, NativeMemory.KEEP_MIN_BYTES)
-#   KERNEL_HEAP           the kernel's -Xmx in the default (smoke) mode (default 640m, binder/start's)
+#   KERNEL_HEAP           the kernel's -Xmx (default 640m, binder/start's; --record and --full 2g)
 #   D2L_MEMORY_LIMIT      the memory the lessons count on in the default (smoke) mode (default 2g, Binder's)
 #   KERNEL_START_TIMEOUT  seconds to wait for the kernel's first answer (default 30; a normal start
 #                         answers in 1-16 s, a hung one never does)
@@ -92,11 +92,15 @@ case "$mode" in
         cell_timeout="${CELL_TIMEOUT:-1800}" claims=smoke memory_budget="${KERNEL_MEMORY_BUDGET_MB:-1536}" ;;
     record)
         export DATASET_LIMIT="${RECORD_DATASET_LIMIT-6000}" MAX_EPOCH="${RECORD_MAX_EPOCH-3}"
+        # a heap of its own, not the JVM's quarter of this machine's memory, which grows lazily into the
+        # budget (beyond-one-machine: 4,581 MB resident on a 24 GB machine)
+        export JDK_JAVA_OPTIONS="-Xmx${KERNEL_HEAP:-2g}${JDK_JAVA_OPTIONS:+ $JDK_JAVA_OPTIONS}"
         cell_timeout="${CELL_TIMEOUT:-3600}" claims=record memory_budget="${KERNEL_MEMORY_BUDGET_MB:-4096}" ;;
     binder) # binder/start sets the defaults as system properties, which the environment would override
         unset DATASET_LIMIT MAX_EPOCH
         cell_timeout="${CELL_TIMEOUT:--1}" claims=smoke memory_budget="${KERNEL_MEMORY_BUDGET_MB:-1536}" ;;
     full)
+        export JDK_JAVA_OPTIONS="-Xmx${KERNEL_HEAP:-2g}${JDK_JAVA_OPTIONS:+ $JDK_JAVA_OPTIONS}"
         cell_timeout="${CELL_TIMEOUT:--1}" claims=record memory_budget="${KERNEL_MEMORY_BUDGET_MB:-4096}" ;;
 esac
 if [[ "$mode" == binder ]]; then
